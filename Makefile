@@ -1,0 +1,98 @@
+# wsr: working-set reporting for overcommitted Linux guests.
+#
+#   make demo    set up, build, boot a guest running a workload and show
+#                its working-set histograms (the main job)
+#   make check   set up, build, run host unit tests and guest tests
+#   make bench   benchmarks (figures, compared against a baseline)
+#
+# Kernel and QEMU trees and their builds live in $(WSR_CACHE), keyed by
+# what built them; the project's own outputs live in $(BUILD).
+
+BUILD     ?= build
+WSR_CACHE ?= /var/tmp/wsr-cache
+export WSR_CACHE
+
+CC       ?= gcc
+CLANG    ?= clang
+BPFTOOL  ?= bpftool
+CFLAGS   ?= -O2 -g -Wall -Wextra -Werror
+INCLUDES := -Iinclude -Iloader -I$(BUILD)
+GUEST    := $(BUILD)/guest
+LIBS     := -lbpf -lelf -lz -lzstd
+
+ifeq ($(V),1)
+Q =
+msg =
+else
+Q = @
+msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
+endif
+
+GUEST_PROGS := $(GUEST)/wsr-workload
+GUEST_TESTS := $(wildcard tests/guest/*.sh)
+UNIT_TESTS  := $(patsubst tests/unit/%.c,$(BUILD)/unit/%,$(wildcard tests/unit/*.c))
+
+.PHONY: all setup check bench demo clean distclean FORCE
+.DELETE_ON_ERROR:
+.SECONDARY:
+
+all: $(GUEST_PROGS) $(GUEST)/run-tests $(UNIT_TESTS)
+
+setup:
+	$(Q)vmtests/setup-host.sh
+
+# The kernel build is keyed by its inputs inside the script; this file
+# changes only when the kernel's cache folder does.
+$(BUILD)/kernel.path: FORCE | setup $(BUILD)
+	$(Q)p=$$(vmtests/build-kernel.sh) && echo "$$p" >$@.new && \
+		{ cmp -s $@.new $@ && rm $@.new || mv $@.new $@; }
+
+$(BUILD)/vmlinux.h: $(BUILD)/kernel.path
+	$(call msg,BTF,$@)
+	$(Q)$(BPFTOOL) btf dump file "$$(cat $<)/vmlinux" format c >$@
+
+$(BUILD)/%.bpf.o: bpf/%.bpf.c $(wildcard include/*.h bpf/*.h) $(BUILD)/vmlinux.h
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) -g -O2 -Wall -Werror -target bpf -D__TARGET_ARCH_x86 \
+		$(INCLUDES) -Ibpf -c $< -o $@
+
+$(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
+	$(call msg,GEN-SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< >$@
+
+$(GUEST)/wsr-workload: vmtests/progs/wsr-workload.c | $(GUEST)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) -static -o $@ $<
+
+$(GUEST)/run-tests: vmtests/guest-run-tests.sh $(GUEST_TESTS) | $(GUEST)
+	$(Q)rm -rf $(GUEST)/tests && mkdir -p $(GUEST)/tests
+	$(Q)cp $(GUEST_TESTS) tests/guest/lib.sh $(GUEST)/tests/ 2>/dev/null || true
+	$(Q)install -m 755 $< $@
+
+$(BUILD)/unit/%: tests/unit/%.c $(wildcard loader/*.h include/*.h bpf/*.h) | $(BUILD)/unit
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $(INCLUDES) -Ibpf -o $@ $< $(filter-out loader/wsr.c,$(wildcard loader/*.c))
+
+$(BUILD) $(GUEST) $(BUILD)/unit:
+	$(Q)mkdir -p $@
+
+check: setup
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)vmtests/check.sh
+
+bench: setup
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)vmtests/bench.sh
+
+demo: setup
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)vmtests/demo.sh
+
+clean:
+	rm -rf $(BUILD)
+
+# Also drop the kernel and QEMU trees and builds (a full rebuild follows)
+distclean: clean
+	rm -rf $(WSR_CACHE)
+
+FORCE:

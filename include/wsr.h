@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Types shared by wsr's BPF programs and its user space: map keys and
+ * values, limits and report records.  Plain fixed-size types only, so that
+ * clang -target bpf and gcc lay them out the same way, and so that
+ * "bpftool map dump" prints their fields by name.
+ */
+#ifndef __WSR_H
+#define __WSR_H
+
+#include <linux/types.h>
+
+/* A histogram has 3..15 intervals plus a catch-all bin (4..16 bins). */
+#define WSR_MIN_INTERVALS	3
+#define WSR_MAX_INTERVALS	15
+#define WSR_MAX_BINS		(WSR_MAX_INTERVALS + 1)
+/* the catch-all bin's bound, printed as in the seed's interface */
+#define WSR_BIN_INF		9223372036854775807ULL
+
+#define WSR_MAX_NODES		16	/* NUMA nodes a histogram covers */
+#define WSR_MAX_DEPTH		16	/* cgroup levels below the root */
+#define WSR_MAX_LRUVECS		16384	/* memcg x node pairs tracked */
+#define WSR_MAX_WATCHERS	8	/* concurrent "wsr watch" readers */
+#define WSR_ROOT_CGROUP		1	/* cgroup id of the root: node level */
+
+/* One histogram per (memcg, node); memcg is the cgroup v2 inode number. */
+struct wsr_key {
+	__u64 cgroup_id;
+	__u32 node;
+	__u32 pad;
+};
+
+/*
+ * Configuration of one (memcg, node).  nr_intervals == 0 means no bins
+ * are set: the histogram is a single catch-all bin.  report_ms == 0
+ * disables reports on reclaim; refresh_ms == 0 makes every read age first.
+ */
+struct wsr_config {
+	__u64 intervals_ms[WSR_MAX_INTERVALS];
+	__u32 nr_intervals;
+	__u32 reaccess_nr_intervals;
+	__u64 reaccess_intervals_ms[WSR_MAX_INTERVALS];
+	__u64 report_ms;
+	__u64 refresh_ms;
+};
+
+/* A histogram: bins[i] holds pages whose idle age is below bound_ms[i]. */
+struct wsr_hist {
+	__u64 bound_ms[WSR_MAX_BINS];
+	__u64 anon[WSR_MAX_BINS];
+	__u64 file[WSR_MAX_BINS];
+	__u32 nr_bins;
+	__u32 pad;
+};
+
+/* Why a report was made */
+enum wsr_report_cause {
+	WSR_CAUSE_READ = 1,	/* a reader asked (on-demand) */
+	WSR_CAUSE_RECLAIM = 2,	/* aging during kswapd or direct reclaim */
+};
+
+/* The last report of a (memcg, node) */
+struct wsr_report {
+	__u64 seq;		/* reports made so far for this key */
+	__u64 time_ns;		/* bpf_ktime_get_boot_ns() when made */
+	__u64 jiffies;		/* jiffies when made (for report_ms) */
+	__u32 cause;		/* enum wsr_report_cause */
+	__u32 pad;
+	struct wsr_hist hist;
+};
+
+/* What a watcher's ring buffer receives for each report */
+struct wsr_event {
+	struct wsr_key key;
+	__u64 seq;
+	__u64 time_ns;
+	__u32 cause;
+	__u32 pad;
+};
+
+/* A memcg's lruvec on one node, as the BPF side has seen it */
+struct wsr_lruvec {
+	__u64 lruvec;			/* kernel address of struct lruvec */
+	__u64 ancestors[WSR_MAX_DEPTH + 1];	/* cgroup ids, root first */
+	__u32 level;			/* index of this memcg in ancestors */
+	__u32 pad;
+};
+
+#endif /* __WSR_H */

@@ -1,0 +1,62 @@
+# Helpers for guest tests (sourced).  A test is a shell script that exits
+# 0 when the behaviour it is named after holds; fail() says why it does not.
+
+fail() { echo "FAIL: $*"; exit 1; }
+info() { echo "  $*"; }
+
+# within_pct ACTUAL EXPECTED PCT: |actual - expected| <= expected * pct / 100
+within_pct() {
+	awk -v a="$1" -v e="$2" -v p="$3" 'BEGIN {
+		d = a - e; if (d < 0) d = -d; exit !(d <= e * p / 100) }'
+}
+
+# make_memcg NAME: a fresh memcg under the root, printed as its path
+make_memcg() {
+	local d=/sys/fs/cgroup/$1
+	[ -d "$d" ] || mkdir -p "$d" || fail "cannot create memcg $d"
+	echo "$d"
+}
+
+# start_workload ARGS...: run wsr-workload in the background, wait until all
+# its pages are touched and print its pid
+start_workload() {
+	local ready=/tmp/workload.$$.$RANDOM.ready i
+	wsr-workload --ready "$ready" "$@" >/dev/null &
+	local pid=$!
+	for i in $(seq 1 600); do
+		[ -e "$ready" ] && { echo "$pid"; return 0; }
+		kill -0 "$pid" 2>/dev/null || fail "workload exited early: wsr-workload $*"
+		sleep 0.1
+	done
+	fail "workload not ready after 60s: wsr-workload $*"
+}
+
+# memcg_id PATH: the memcg id that /sys/kernel/debug/lru_gen uses for PATH
+memcg_id() {
+	local rel=${1#/sys/fs/cgroup}
+	[ -n "$rel" ] || rel=/
+	awk -v p="$rel" '$1 == "memcg" && $3 == p { print $2; exit }' /sys/kernel/debug/lru_gen
+}
+
+# lru_gen_age PATH NODE: force one aging of PATH's lruvec on NODE
+lru_gen_age() {
+	local id max
+	id=$(memcg_id "$1")
+	[ -n "$id" ] || fail "memcg $1 not in /sys/kernel/debug/lru_gen"
+	max=$(lru_gen_max_seq "$1" "$2")
+	echo "+ $id $2 $max 1 1" >/sys/kernel/debug/lru_gen || fail "aging $1 node $2 failed"
+}
+
+# lru_gen_gens PATH NODE: "seq age_ms anon file" per generation, oldest first
+lru_gen_gens() {
+	local rel=${1#/sys/fs/cgroup}
+	[ -n "$rel" ] || rel=/
+	awk -v p="$rel" -v n="$2" '
+		$1 == "memcg" { in_cg = ($3 == p); next }
+		$1 == "node" { in_node = in_cg && ($2 == n); next }
+		in_node && NF == 4 { print $1, $2, $3, $4 }' /sys/kernel/debug/lru_gen
+}
+
+lru_gen_max_seq() {
+	lru_gen_gens "$1" "$2" | tail -n 1 | cut -d' ' -f1
+}

@@ -1,0 +1,163 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Unit tests of the generation-to-bin arithmetic in bpf/binning.h. */
+#include <string.h>
+#include "binning.h"
+#include "unit.h"
+
+static __u64 sum(const __u64 *v, int n)
+{
+	__u64 s = 0;
+
+	while (n--)
+		s += v[n];
+	return s;
+}
+
+/* A generation wholly inside one bin lands there. */
+static const char *generation_inside_one_bin_lands_there(void)
+{
+	__u64 bins[WSR_MAX_BINS] = {0}, bound[] = {100, 200, 300};
+
+	wsr_bin_span(bins, bound, 3, 120, 180, 1000);
+	CHECK(bins[1] == 1000, "bin 1 = %llu, expected 1000", bins[1]);
+	CHECK(sum(bins, 4) == 1000, "total %llu", sum(bins, 4));
+	return NULL;
+}
+
+/* A generation across a boundary is split in proportion to the overlap. */
+static const char *generation_across_boundary_splits_proportionally(void)
+{
+	__u64 bins[WSR_MAX_BINS] = {0}, bound[] = {100, 200, 300};
+
+	/* ages 50..250: 50 in bin 0, 100 in bin 1, 50 in bin 2 */
+	wsr_bin_span(bins, bound, 3, 50, 250, 400);
+	CHECK(bins[0] == 100 && bins[1] == 200 && bins[2] == 100,
+	      "bins %llu/%llu/%llu, expected 100/200/100", bins[0], bins[1], bins[2]);
+	return NULL;
+}
+
+/*
+ * The seed computed size / gen_len * proportion, which is 0 when a
+ * generation has fewer pages than jiffies in its span.  Multiplying first
+ * keeps them: 10 pages over 1000 jiffies, 300 of them in bin 0.
+ */
+static const char *few_pages_over_long_span_are_not_truncated(void)
+{
+	__u64 bins[WSR_MAX_BINS] = {0}, bound[] = {300, 2000, 3000};
+
+	wsr_bin_span(bins, bound, 3, 0, 1000, 10);
+	CHECK(bins[0] == 3, "bin 0 = %llu, expected 3", bins[0]);
+	CHECK(bins[1] == 7, "bin 1 = %llu, expected 7", bins[1]);
+	return NULL;
+}
+
+/* Rounding never loses or invents a page. */
+static const char *rounding_keeps_every_page(void)
+{
+	__u64 bins[WSR_MAX_BINS] = {0}, bound[] = {7, 13, 29, 31};
+	__u64 total = 0, young, pages;
+
+	for (young = 0; young < 40; young += 3)
+		for (pages = 1; pages < 50; pages += 7) {
+			wsr_bin_span(bins, bound, 4, young, young + 17, pages);
+			total += pages;
+		}
+	CHECK(sum(bins, 5) == total, "binned %llu of %llu pages", sum(bins, 5), total);
+	return NULL;
+}
+
+/* Ages at or past the last bound go to the catch-all bin. */
+static const char *old_pages_go_to_catch_all_bin(void)
+{
+	__u64 bins[WSR_MAX_BINS] = {0}, bound[] = {10, 20, 30};
+
+	wsr_bin_span(bins, bound, 3, 30, 5000, 77);
+	CHECK(bins[3] == 77, "catch-all = %llu, expected 77", bins[3]);
+	return NULL;
+}
+
+/* With no intervals set, everything is in the single catch-all bin. */
+static const char *no_intervals_means_one_bin(void)
+{
+	__u64 bins[WSR_MAX_BINS] = {0};
+
+	wsr_bin_span(bins, NULL, 0, 0, 100, 5);
+	CHECK(bins[0] == 5 && sum(bins, WSR_MAX_BINS) == 5, "bin 0 = %llu", bins[0]);
+	return NULL;
+}
+
+/* A zero-length generation goes where its single age belongs. */
+static const char *zero_length_generation_goes_to_its_age(void)
+{
+	__u64 bins[WSR_MAX_BINS] = {0}, bound[] = {10, 20, 30};
+
+	wsr_bin_span(bins, bound, 3, 20, 20, 9);	/* age 20 is not < 20 */
+	CHECK(bins[2] == 9, "bin 2 = %llu, expected 9", bins[2]);
+	return NULL;
+}
+
+/* Huge spans and page counts do not overflow the multiplication. */
+static const char *huge_span_does_not_overflow(void)
+{
+	__u64 bins[WSR_MAX_BINS] = {0}, bound[] = {1ULL << 40, 1ULL << 41, 1ULL << 42};
+	__u64 pages = 1ULL << 31;
+
+	wsr_bin_span(bins, bound, 3, 0, 1ULL << 42, pages);
+	CHECK(sum(bins, 4) == pages, "total %llu", sum(bins, 4));
+	CHECK(bins[0] == pages / 4 && bins[1] == pages / 4 && bins[2] == pages / 2,
+	      "bins %llu/%llu/%llu", bins[0], bins[1], bins[2]);
+	return NULL;
+}
+
+/*
+ * Whole lruvec: 4 generations born at 0, 1000, 2000, 2500 jiffies, read at
+ * 3000.  Youngest spans ages [0, 500], then [500, 1000], [1000, 2000],
+ * [2000, 3000].  File pages only from min_seq[1] = 11.
+ */
+static const char *generations_map_to_their_ages(void)
+{
+	struct wsr_gens g = {
+		.max_seq = 13, .min_seq = {10, 11},
+		.birth = {[10 % 4] = 0, [11 % 4] = 1000, [12 % 4] = 2000, [13 % 4] = 2500},
+	};
+	__u64 anon[WSR_MAX_BINS] = {0}, file[WSR_MAX_BINS] = {0};
+	__u64 bound[] = {500, 1000, 2000};
+
+	g.pages[13 % 4][0] = 10;	/* youngest: bin 0 */
+	g.pages[12 % 4][0] = 20;	/* bin 1 */
+	g.pages[11 % 4][0] = 30;	/* bin 2 */
+	g.pages[10 % 4][0] = 40;	/* catch-all */
+	g.pages[10 % 4][1] = 99;	/* below file min_seq: empty by definition */
+	g.pages[13 % 4][1] = 5;
+	wsr_bin_gens(&g, 3000, bound, 3, anon, file);
+	CHECK(anon[0] == 10 && anon[1] == 20 && anon[2] == 30 && anon[3] == 40,
+	      "anon %llu/%llu/%llu/%llu", anon[0], anon[1], anon[2], anon[3]);
+	CHECK(file[0] == 5 && sum(file, 4) == 5, "file bin 0 = %llu, total %llu",
+	      file[0], sum(file, 4));
+	return NULL;
+}
+
+/* Intervals in ms become jiffies rounded up, saturating for huge values. */
+static const char *ms_to_jiffies_rounds_up_and_saturates(void)
+{
+	CHECK(wsr_ms_to_jiffies(1000, 250) == 250, "1000 ms at 250 Hz");
+	CHECK(wsr_ms_to_jiffies(1, 100) == 1, "1 ms at 100 Hz rounds up to 1");
+	CHECK(wsr_ms_to_jiffies(WSR_BIN_INF, 1000) == WSR_NO_BOUND, "LLONG_MAX saturates");
+	return NULL;
+}
+
+static const struct unit_test tests[] = {
+	{ "generation_inside_one_bin_lands_there", generation_inside_one_bin_lands_there },
+	{ "generation_across_boundary_splits_proportionally",
+	  generation_across_boundary_splits_proportionally },
+	{ "few_pages_over_long_span_are_not_truncated", few_pages_over_long_span_are_not_truncated },
+	{ "rounding_keeps_every_page", rounding_keeps_every_page },
+	{ "old_pages_go_to_catch_all_bin", old_pages_go_to_catch_all_bin },
+	{ "no_intervals_means_one_bin", no_intervals_means_one_bin },
+	{ "zero_length_generation_goes_to_its_age", zero_length_generation_goes_to_its_age },
+	{ "huge_span_does_not_overflow", huge_span_does_not_overflow },
+	{ "generations_map_to_their_ages", generations_map_to_their_ages },
+	{ "ms_to_jiffies_rounds_up_and_saturates", ms_to_jiffies_rounds_up_and_saturates },
+};
+
+UNIT_MAIN(tests)

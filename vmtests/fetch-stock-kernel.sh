@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Fetch Debian's unpatched cloud kernel (linux-image-6.1.*-cloud-amd64) and
+# unpack it into the cache, with modules.dep and the list of modules a test
+# guest must load.  Prints the folder (boot/vmlinuz-*, lib/modules/...).
+set -eu
+. "$(dirname "$0")/lib.sh"
+
+# modules the guest needs that the cloud kernel does not build in
+MODULES="virtio_pci virtio_balloon lzo-rle lzo zram"
+
+pkg=$(apt-cache depends linux-image-cloud-amd64 2>/dev/null |
+	awk '/Depends: linux-image-6\.1/ { print $2; exit }')
+[ -n "$pkg" ] || die "no linux-image-6.1.*-cloud-amd64 package known to apt"
+version=$(apt-cache policy "$pkg" | awk '/Candidate:/ { print $2 }')
+out=$WSR_CACHE/stock-$pkg-$version
+
+if [ ! -e "$out/done" ]; then
+	log "fetching $pkg $version"
+	rm -rf "$out"
+	mkdir -p "$out/deb"
+	(cd "$out/deb" && apt-get download -qq "$pkg=$version" 2>/dev/null) ||
+		die "apt-get download $pkg failed"
+	dpkg-deb -x "$out"/deb/*.deb "$out/full"
+	rm -rf "$out/deb"
+	mkdir -p "$out/boot"
+	cp "$out"/full/boot/vmlinuz-* "$out"/full/boot/config-* "$out/boot/"
+	release=$(ls "$out/full/lib/modules")
+	depmod -b "$out/full" "$release"
+	# only the modules needed, in load order, as paths for insmod
+	for m in $MODULES; do
+		modprobe -d "$out/full" -S "$release" --show-depends "$m" |
+			awk '$1 == "insmod" { print $2 }'
+	done | awk '!seen[$0]++' | sed "s|^$out/full/lib/modules/||" >"$out/modules.list"
+	while read -r f; do
+		mkdir -p "$out/lib/modules/$(dirname "$f")"
+		cp "$out/full/lib/modules/$f" "$out/lib/modules/$f"
+	done <"$out/modules.list"
+	rm -rf "$out/full"
+	touch "$out/done"
+fi
+echo "$out"

@@ -1,0 +1,40 @@
+#!/bin/sh
+# run-tests [PATTERN...]: run the guest tests (/wsr/bin/tests/test_*.sh)
+# whose names match one of the shell patterns (default: all), each in its
+# own shell with a time limit.  Prints one line per test,
+#   wsr-test: PASS <name>   or   wsr-test: FAIL <name>: <reason>
+# and exits non-zero when any test fails.
+dir=$(dirname "$0")/tests
+limit=${WSR_TEST_TIMEOUT:-300}
+passed=0 failed=0
+
+[ $# -gt 0 ] || set -- '*'
+for t in "$dir"/test_*.sh; do
+	name=$(basename "$t" .sh)
+	name=${name#test_}
+	match=0
+	for p in "$@"; do
+		# shellcheck disable=SC2254
+		case "$name" in $p) match=1 ;; esac
+	done
+	[ "$match" = 1 ] || continue
+	out=/tmp/test-$name.out
+	echo "wsr-test: RUN $name"
+	timeout "$limit" sh "$t" >"$out" 2>&1
+	rc=$?
+	if [ "$rc" = 0 ]; then
+		passed=$((passed + 1))
+		echo "wsr-test: PASS $name"
+	else
+		failed=$((failed + 1))
+		sed 's/^/    | /' "$out"
+		reason=$(grep '^FAIL: ' "$out" | head -n 1 | cut -c7-)
+		[ "$rc" != 143 ] || reason="timed out after ${limit}s"
+		echo "wsr-test: FAIL $name: ${reason:-exit status $rc}"
+	fi
+	# leave no workload behind for the next test
+	pkill -f wsr-workload 2>/dev/null
+	sleep 0.2
+done
+echo "wsr-test: guest summary: $passed passed, $failed failed"
+[ "$failed" = 0 ]

@@ -1,0 +1,44 @@
+#!/bin/sh
+# PID 1 of a wsr test guest.  Mounts what the tests need, turns on swap,
+# runs /wsr/cmd and reports its exit status on the second serial port
+# (ttyS1), which the host reads from a file.  The status port first reads
+# "unfinished" so that a panic or a hang never reads as success.
+export PATH=/host/bin:/host:/wsr/bin:/bin:/sbin:/usr/bin:/usr/sbin
+export HOME=/root
+
+log() { echo "<6>wsr-init: $*" >/dev/kmsg; }
+
+mount -t proc proc /proc
+mount -t sysfs sys /sys
+mount -t devtmpfs dev /dev 2>/dev/null
+mount -t tmpfs tmp /tmp
+mount -t debugfs debugfs /sys/kernel/debug || log "no debugfs (CONFIG_DEBUG_FS?)"
+mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
+mount -t bpf bpf /sys/fs/bpf || log "no bpffs (CONFIG_BPF_SYSCALL?)"
+mount -t cgroup2 cgroup2 /sys/fs/cgroup || log "no cgroup2"
+echo "+memory" >/sys/fs/cgroup/cgroup.subtree_control 2>/dev/null ||
+	log "memory controller not available"
+
+echo unfinished >/dev/ttyS1
+
+# Modules the stock kernel needs (our own kernel builds them in)
+if [ -s /wsr/modules.list ]; then
+	while read -r m; do insmod "/lib/modules/$m" || log "insmod $m failed"; done </wsr/modules.list
+fi
+
+# MGLRU ages anonymous pages only when swap exists: swap on zram
+if [ -e /sys/kernel/mm/lru_gen/enabled ]; then
+	echo y >/sys/kernel/mm/lru_gen/enabled 2>/dev/null
+fi
+if [ -e /sys/block/zram0/disksize ]; then
+	echo "${WSR_SWAP_SIZE:-1G}" >/sys/block/zram0/disksize &&
+		mkswap /dev/zram0 >/dev/null && swapon /dev/zram0 ||
+		log "zram swap set-up failed"
+fi
+
+cd /
+sh /wsr/cmd
+status=$?
+echo "$status" >/dev/ttyS1
+sync
+poweroff -f

@@ -1,0 +1,58 @@
+# Shared helpers for the vmtests scripts (sourced, not run).
+#
+# Trees and build outputs live in $WSR_CACHE, outside the repository.  A
+# finished build is stored under a folder named after a hash of everything
+# that built it (source version, patches, config, build script), so an
+# unchanged input rebuilds nothing.  The tree it is built in is shared
+# between keys and kept as a git work tree: switching patch sets checks out
+# only the files that differ, so make rebuilds incrementally.
+
+WSR_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+WSR_CACHE=${WSR_CACHE:-/var/tmp/wsr-cache}
+JOBS=${JOBS:-$(($(nproc) + 1))}
+
+log() { echo "wsr: $*" >&2; }
+die() { echo "wsr: error: $*" >&2; exit 1; }
+
+# hash_inputs FILE... : a short hash of the named files' contents and names
+hash_inputs() {
+	local f
+	for f in "$@"; do
+		[ -e "$f" ] || continue
+		echo "== ${f##*/}"
+		cat "$f"
+	done | sha256sum | cut -c1-16
+}
+
+# pkg_version PKG : the installed version of a Debian package
+pkg_version() {
+	dpkg-query -W -f='${Version}' "$1" 2>/dev/null || die "package $1 is not installed"
+}
+
+# git_tree_reset DIR : make DIR's work tree its pristine commit again.
+# Files are rewritten only where they differ, with a fresh mtime.
+git_tree_reset() {
+	git -C "$1" checkout -q -f pristine
+	git -C "$1" clean -q -fdx
+}
+
+# git_tree_init DIR : record DIR's current contents as the pristine commit
+git_tree_init() {
+	git -C "$1" init -q
+	git -C "$1" add -A -f
+	git -C "$1" -c user.name=wsr -c user.email=wsr@localhost \
+		commit -q -m pristine --no-verify
+	git -C "$1" branch -q -f pristine
+	git -C "$1" checkout -q pristine
+}
+
+# apply_patches DIR PATCH... : apply a series in order, failing loudly
+apply_patches() {
+	local dir=$1 p
+	shift
+	for p in "$@"; do
+		[ -e "$p" ] || continue
+		git -C "$dir" apply --whitespace=nowarn "$p" ||
+			die "patch ${p##*/} does not apply to $dir"
+	done
+}

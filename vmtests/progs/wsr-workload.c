@@ -1,0 +1,308 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * wsr-workload: ground-truth workload for the working-set tests.  Touches
+ * HOT+COLD MiB once, says "ready", then keeps touching only the HOT MiB,
+ * so a working-set estimator watching it should report about HOT MiB.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <linux/mempolicy.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#define PAGE_STEP	4096UL		/* one access per base page */
+#define MIB		(1UL << 20)
+#define MAX_MIB		(1ULL << 30)	/* keeps HOT+COLD bytes far from overflow */
+#define MAX_NODES	1024
+#define NSEC_PER_MS	1000000ULL
+#define UNSET		(-1LL)
+
+struct opts {
+	long long hot_mib, cold_mib, node, period_ms, reaccess_ms;
+	int file;
+	const char *path, *cgroup, *ready;
+};
+
+/* Set before the file exists so that no exit path can leave it behind. */
+static char default_path[64];
+static volatile sig_atomic_t remove_default;
+
+static void usage(void)
+{
+	printf("usage: wsr-workload --hot MIB --cold MIB [--type anon|file] [--node N]\n"
+	       "         [--file PATH] [--period-ms MS] [--cgroup DIR] [--ready FILE]\n"
+	       "         [--reaccess-after-ms MS]\n"
+	       "Touches HOT+COLD MiB once, then only HOT MiB every MS ms (default 100).\n"
+	       "--type file maps PATH (default /tmp/wsr-workload.<pid>) MAP_SHARED.\n"
+	       "example: wsr-workload --hot 64 --cold 192 --node 1 --ready /tmp/w.ready\n");
+}
+
+/* Status 2 is bad input (hint at --help), 1 a runtime failure (errno). */
+static void __attribute__((format(printf, 2, 3), noreturn))
+fail(int status, const char *fmt, ...)
+{
+	int err = errno;
+	va_list ap;
+
+	fputs("wsr-workload: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	if (status == 2)
+		fputs(" (try --help)\n", stderr);
+	else
+		fprintf(stderr, ": %s\n", strerror(err));
+	if (remove_default)
+		unlink(default_path);
+	exit(status);
+}
+
+/* strtoull alone accepts " 5", "-5" (wrapped) and "5x"; allow digits only. */
+static long long parse_num(const char *opt, const char *s, unsigned long long max)
+{
+	unsigned long long v;
+	char *end;
+
+	if (*s == '-')
+		fail(2, "--%s: negative value '%s'", opt, s);
+	if (*s < '0' || *s > '9')
+		fail(2, "--%s: '%s' is not a number", opt, s);
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (*end)
+		fail(2, "--%s: trailing garbage in '%s'", opt, s);
+	if (errno || v > max)
+		fail(2, "--%s: '%s' is too large (max %llu)", opt, s, max);
+	return v;
+}
+
+static void parse_args(int argc, char **argv, struct opts *o)
+{
+	static const struct option longopts[] = {
+		{ "hot", required_argument, NULL, 'H' },
+		{ "cold", required_argument, NULL, 'C' },
+		{ "type", required_argument, NULL, 't' },
+		{ "node", required_argument, NULL, 'n' },
+		{ "file", required_argument, NULL, 'f' },
+		{ "period-ms", required_argument, NULL, 'p' },
+		{ "cgroup", required_argument, NULL, 'g' },
+		{ "ready", required_argument, NULL, 'r' },
+		{ "reaccess-after-ms", required_argument, NULL, 'a' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	int c;
+
+	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'H':
+			o->hot_mib = parse_num("hot", optarg, MAX_MIB);
+			break;
+		case 'C':
+			o->cold_mib = parse_num("cold", optarg, MAX_MIB);
+			break;
+		case 'n':
+			o->node = parse_num("node", optarg, MAX_NODES - 1);
+			break;
+		case 'p':
+			o->period_ms = parse_num("period-ms", optarg, UINT32_MAX);
+			break;
+		case 'a':
+			o->reaccess_ms = parse_num("reaccess-after-ms", optarg, UINT32_MAX);
+			break;
+		case 'f':
+			o->path = optarg;
+			break;
+		case 'g':
+			o->cgroup = optarg;
+			break;
+		case 'r':
+			o->ready = optarg;
+			break;
+		case 't':
+			if (strcmp(optarg, "anon") && strcmp(optarg, "file"))
+				fail(2, "--type: unknown type '%s' (want anon or file)", optarg);
+			o->file = !strcmp(optarg, "file");
+			break;
+		case 'h':
+			usage();
+			exit(0);
+		default:
+			exit(2);	/* getopt_long has already said why */
+		}
+	}
+	if (optind < argc)
+		fail(2, "unexpected argument '%s'", argv[optind]);
+	if (o->hot_mib == UNSET || o->cold_mib == UNSET)
+		fail(2, "missing --%s MIB", o->hot_mib == UNSET ? "hot" : "cold");
+	if (!o->hot_mib && !o->cold_mib)
+		fail(2, "--hot and --cold are both 0: nothing to allocate");
+	if (!o->period_ms)
+		fail(2, "--period-ms must be at least 1");
+	if (o->path && !o->file)
+		fail(2, "--file needs --type file");
+	if (o->ready && strlen(o->ready) > PATH_MAX - 32)
+		fail(2, "--ready: path too long");
+}
+
+/* Joining first means every page faulted later is charged to that memcg. */
+static void join_cgroup(const char *dir)
+{
+	char path[PATH_MAX], pid[32];
+	int fd, len = snprintf(pid, sizeof(pid), "%d\n", getpid());
+
+	if (snprintf(path, sizeof(path), "%s/cgroup.procs", dir) >= (int)sizeof(path))
+		fail(2, "--cgroup: path too long");
+	fd = open(path, O_WRONLY);
+	if (fd < 0 || write(fd, pid, len) != len || close(fd))
+		fail(1, "cannot join cgroup: writing %s", path);
+}
+
+/* The backing file's pages live in page cache (tmpfs: shmem) */
+static int open_backing(struct opts *o, size_t len)
+{
+	int fd;
+
+	if (!o->path) {
+		snprintf(default_path, sizeof(default_path), "/tmp/wsr-workload.%d", getpid());
+		o->path = default_path;
+		remove_default = 1;
+	}
+	fd = open(o->path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	if (fd < 0 || ftruncate(fd, len))
+		fail(1, "cannot create %s", o->path);
+	return fd;
+}
+
+/* Policy must be in place before the first fault, or pages land anywhere. */
+static void bind_node(void *addr, size_t len, unsigned int node)
+{
+	const unsigned int bits = 8 * sizeof(unsigned long);
+	unsigned long mask[MAX_NODES / (8 * sizeof(unsigned long))] = { 0 };
+
+	mask[node / bits] = 1UL << (node % bits);
+	/* The kernel ignores the last bit of maxnode, hence the + 1. */
+	if (syscall(SYS_mbind, addr, len, MPOL_BIND, mask, MAX_NODES + 1,
+		    MPOL_MF_STRICT | MPOL_MF_MOVE))
+		fail(1, "cannot bind memory to NUMA node %u", node);
+}
+
+/* A write per page faults it in, then keeps it accessed (and dirty). */
+static void touch(char *p, size_t len)
+{
+	volatile char *v = p;
+	size_t off;
+
+	for (off = 0; off < len; off += PAGE_STEP)
+		v[off]++;
+}
+
+/* Temporary name plus rename: a reader never sees a partial line. */
+static void announce(const char *ready, const char *suffix, const char *word)
+{
+	char final[PATH_MAX], tmp[PATH_MAX + 8];
+	FILE *f;
+
+	if (ready) {
+		snprintf(final, sizeof(final), "%s%s", ready, suffix);
+		snprintf(tmp, sizeof(tmp), "%s.tmp", final);
+		f = fopen(tmp, "w");
+		if (!f || fprintf(f, "%s %d\n", word, getpid()) < 0 || fclose(f))
+			fail(1, "cannot write %s", tmp);
+		if (rename(tmp, final))
+			fail(1, "cannot rename %s to %s", tmp, final);
+	}
+	printf("%s\n", word);
+	fflush(stdout);
+}
+
+static unsigned long long now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static void sleep_until(unsigned long long ns)
+{
+	struct timespec ts = { .tv_sec = ns / 1000000000ULL, .tv_nsec = ns % 1000000000ULL };
+
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+		;
+}
+
+/* unlink() and _exit() are async-signal-safe, so finish right here. */
+static void on_signal(int sig)
+{
+	(void)sig;
+	if (remove_default)
+		unlink(default_path);
+	_exit(0);
+}
+
+int main(int argc, char **argv)
+{
+	struct opts o = { .hot_mib = UNSET, .cold_mib = UNSET, .node = UNSET,
+			  .period_ms = 100, .reaccess_ms = UNSET };
+	struct sigaction sa = { .sa_handler = on_signal };
+	unsigned long long period, next, reaccess_at = ULLONG_MAX;
+	size_t hot, len;
+	int fd = -1;
+	char *base;
+
+	parse_args(argc, argv, &o);
+	hot = o.hot_mib * MIB;
+	len = hot + o.cold_mib * MIB;
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	if (o.cgroup)
+		join_cgroup(o.cgroup);
+	if (o.file)
+		fd = open_backing(&o, len);
+	/* One mapping: hot is the first HOT MiB, cold the rest. */
+	base = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		    o.file ? MAP_SHARED : MAP_PRIVATE | MAP_ANONYMOUS, fd, 0);
+	if (base == MAP_FAILED)
+		fail(1, "cannot map %zu bytes", len);
+	/*
+	 * A huge page across the hot/cold boundary would make cold 4K pages
+	 * look hot.  Failure only means THP is not built in.
+	 */
+	madvise(base, len, MADV_NOHUGEPAGE);
+	if (o.node != UNSET)
+		bind_node(base, len, o.node);
+	touch(base, len);
+	announce(o.ready, "", "ready");
+
+	period = o.period_ms * NSEC_PER_MS;
+	next = now_ns() + period;
+	if (o.reaccess_ms != UNSET)
+		reaccess_at = now_ns() + o.reaccess_ms * NSEC_PER_MS;
+	for (;;) {
+		sleep_until(next < reaccess_at ? next : reaccess_at);
+		if (now_ns() >= reaccess_at) {
+			touch(base + hot, len - hot);
+			announce(o.ready, ".reaccess", "reaccessed");
+			reaccess_at = ULLONG_MAX;
+		}
+		if (now_ns() >= next) {
+			touch(base, hot);
+			next += period;
+			/* After a pass slower than the period, restart the beat. */
+			if (next < now_ns())
+				next = now_ns() + period;
+		}
+	}
+}

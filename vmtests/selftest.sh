@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# The harness's own tests: each boots a guest and checks that the harness
+# tells success, a failing command, a kernel panic and a hung guest apart,
+# and that the stock Debian kernel boots.  Prints "PASS name" or
+# "FAIL name: reason" per test.
+set -u
+RUN=$(dirname "$0")/run
+out=$(mktemp)
+trap 'rm -f "$out"' EXIT
+
+# expect NAME STATUS MESSAGE RUN-ARGS...: run a guest, check status and
+# that the output (console and harness messages) contains MESSAGE
+expect() {
+	local name=$1 want=$2 msg=$3 rc
+	shift 3
+	"$RUN" --quiet "$@" >"$out" 2>&1
+	rc=$?
+	if [ "$rc" != "$want" ]; then
+		echo "FAIL $name: exit status $rc, expected $want ($(tail -n 1 "$out"))"
+	elif ! grep -aq -- "$msg" "$out" "$(grep -ao '/[^ ]*console-[^ )]*\.log' "$out" | head -n 1)" 2>/dev/null; then
+		echo "FAIL $name: output lacks '$msg'"
+	else
+		echo "PASS $name"
+	fi
+}
+
+expect passing_command_exits_zero 0 "" -- true
+expect failing_command_reports_its_status 3 "guest command failed with status 3" -- sh -c 'exit 3'
+expect kernel_panic_is_reported 125 "kernel panic in the guest" -- sh -c 'echo c >/proc/sysrq-trigger'
+expect hung_guest_times_out 124 "guest hung" --timeout 60 -- sleep 1000
+
+# the command's own output reaches the caller
+if v=$("$RUN" -- cat /sys/kernel/mm/lru_gen/enabled 2>/dev/null | tr -d '\r' | grep -x '0x[0-9a-f]*'); then
+	echo "PASS command_output_reaches_host"
+else
+	echo "FAIL command_output_reaches_host: no lru_gen value in the output"
+fi
+if "$RUN" --kernel stock -- sh -c 'uname -r | grep -q cloud-amd64 && test -e /sys/kernel/btf/vmlinux && grep -q zram /proc/swaps'; then
+	echo "PASS stock_kernel_boots_with_btf_and_swap"
+else
+	echo "FAIL stock_kernel_boots_with_btf_and_swap: see the output above"
+fi

@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# Install what wsr needs to build and test, on a Debian 12 host.
+#
+# Idempotent and quiet when everything is present: it only calls apt when a
+# package or the deb-src entry is missing.  The deb-src entry is derived from
+# the machine's own apt sources (the stanzas for this Debian release), so no
+# mirror host name is written into the repository.
+set -eu
+
+PKGS="
+build-essential pkg-config git
+clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev libzstd-dev
+linux-source-6.1 dwarves flex bison bc libssl-dev xz-utils zstd kmod rsync
+busybox-static cpio seabios
+dpkg-dev ninja-build meson python3 libglib2.0-dev libpixman-1-dev libfdt-dev
+libslirp-dev
+"
+SRC_LIST=/etc/apt/sources.list.d/wsr-deb-src.sources
+
+log() { echo "setup-host: $*" >&2; }
+
+missing_pkgs() {
+	local p out=""
+	for p in $PKGS; do
+		dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null |
+			grep -q '^install ok installed$' || out="$out $p"
+	done
+	echo "$out"
+}
+
+# Print deb822 deb-src stanzas for every source of this release.
+derive_deb_src() {
+	local codename f
+	codename=$(. /etc/os-release && echo "$VERSION_CODENAME")
+	for f in /etc/apt/sources.list.d/*.sources; do
+		[ -e "$f" ] && [ "$f" != "$SRC_LIST" ] || continue
+		awk -v rel="$codename" '
+		function flush() {
+			if (isdeb && ours) printf "%s\n", stanza
+			stanza = ""; isdeb = 0; ours = 0
+		}
+		/^[[:space:]]*$/ { flush(); next }
+		/^Types:/ { isdeb = ($0 ~ /[[:space:]]deb([[:space:]]|$)/); $0 = "Types: deb-src" }
+		/^Suites:/ { for (i = 2; i <= NF; i++) if ($i == rel || index($i, rel "-") == 1) ours = 1 }
+		{ stanza = stanza $0 "\n" }
+		END { flush() }' "$f"
+	done
+	# one-line format: deb [opts] uri suite comp...
+	cat /etc/apt/sources.list 2>/dev/null |
+		awk -v rel="$codename" '$1 == "deb" {
+			s = $0; sub(/^deb/, "deb-src", s)
+			n = ($2 ~ /^\[/) ? 4 : 3
+			if ($n == rel || index($n, rel "-") == 1) print s
+		}' | while read -r line; do
+		echo "# one-line"; echo "$line"; done
+}
+
+ensure_deb_src() {
+	[ -s "$SRC_LIST" ] && return 1
+	local stanzas
+	stanzas=$(derive_deb_src)
+	if [ -z "$stanzas" ]; then
+		log "no apt source for this Debian release found to derive deb-src from"
+		exit 1
+	fi
+	# one-line entries cannot live in a .sources file
+	if echo "$stanzas" | grep -q '^# one-line'; then
+		echo "$stanzas" | grep -v '^# one-line' >"${SRC_LIST%.sources}.list"
+		: >"$SRC_LIST.done"
+	fi
+	echo "$stanzas" | grep -v '^# one-line' | grep -q '^Types:' &&
+		echo "$stanzas" | awk '!/^# one-line/ && !/^deb-src /' >"$SRC_LIST"
+	log "added deb-src entries derived from the existing apt sources"
+	return 0
+}
+
+main() {
+	local need_update=0 missing
+	if [ "$(id -u)" != 0 ]; then
+		log "must run as root to install packages"
+		exit 1
+	fi
+	ensure_deb_src && need_update=1
+	missing=$(missing_pkgs)
+	[ -n "$missing" ] || [ "$need_update" = 1 ] || return 0
+	export DEBIAN_FRONTEND=noninteractive
+	log "installing:$missing"
+	apt-get update -qq -o=Dpkg::Use-Pty=0 >/dev/null || log "apt-get update reported errors (continuing)"
+	[ -z "$missing" ] || apt-get install -y -qq --no-install-recommends -o=Dpkg::Use-Pty=0 $missing >/dev/null
+}
+
+main "$@"
