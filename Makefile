@@ -28,7 +28,7 @@ Q = @
 msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
-GUEST_PROGS := $(GUEST)/wsr-workload
+GUEST_PROGS := $(GUEST)/wsr $(GUEST)/wsr-workload
 GUEST_TESTS := $(wildcard tests/guest/*.sh)
 UNIT_TESTS  := $(patsubst tests/unit/%.c,$(BUILD)/unit/%,$(wildcard tests/unit/*.c))
 
@@ -60,13 +60,18 @@ $(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
 	$(call msg,GEN-SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< >$@
 
+# static, so that it runs in a busybox initramfs
+$(GUEST)/wsr: loader/wsr.c loader/parse.c $(BUILD)/wsr.skel.h $(wildcard loader/*.h include/*.h) | $(GUEST)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $(INCLUDES) -static -o $@ loader/wsr.c loader/parse.c $(LIBS)
+
 $(GUEST)/wsr-workload: vmtests/progs/wsr-workload.c | $(GUEST)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) -static -o $@ $<
 
 $(GUEST)/run-tests: vmtests/guest-run-tests.sh $(GUEST_TESTS) | $(GUEST)
 	$(Q)rm -rf $(GUEST)/tests && mkdir -p $(GUEST)/tests
-	$(Q)cp $(GUEST_TESTS) tests/guest/lib.sh $(GUEST)/tests/ 2>/dev/null || true
+	$(Q)cp $(GUEST_TESTS) $(GUEST)/tests/
 	$(Q)install -m 755 $< $@
 
 $(BUILD)/unit/%: tests/unit/%.c $(wildcard loader/*.h include/*.h bpf/*.h) | $(BUILD)/unit

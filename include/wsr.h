@@ -8,7 +8,10 @@
 #ifndef __WSR_H
 #define __WSR_H
 
+/* BPF programs get the same types from vmlinux.h */
+#ifndef __VMLINUX_H__
 #include <linux/types.h>
+#endif
 
 /* A histogram has 3..15 intervals plus a catch-all bin (4..16 bins). */
 #define WSR_MIN_INTERVALS	3

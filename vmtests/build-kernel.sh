@@ -56,6 +56,10 @@ rm -rf "$out.tmp"
 mkdir -p "$out.tmp"
 cp "$build/arch/x86/boot/bzImage" "$build/vmlinux" "$build/.config" "$out.tmp/"
 make -s -C "$tree" O="$build" INSTALL_MOD_PATH="$out.tmp/modules" modules_install >/dev/null
+# modules the guest loads at boot, as paths below /lib/modules
+release=$(cat "$build/include/config/kernel.release")
+grep -E '/(virtio_balloon)\.ko$' "$build/modules.order" |
+	sed "s|^|$release/kernel/|" >"$out.tmp/modules.list"
 cp "$tree/scripts/checkpatch.pl" "$out.tmp/" 2>/dev/null || true
 touch "$out.tmp/done"
 rm -rf "$out"

@@ -41,7 +41,7 @@ if [ ! -e "$build/build.ninja" ]; then
 	log "configuring qemu $version"
 	(cd "$build" && ../configure --target-list=x86_64-softmmu \
 		--without-default-features --enable-tcg --enable-kvm \
-		--disable-docs --disable-werror --python=/usr/bin/python3 \
+		--disable-docs --disable-werror \
 		--meson=/usr/bin/meson) >"$build/configure.log" 2>&1 ||
 		{ tail -n 30 "$build/configure.log" >&2; die "qemu configure failed"; }
 fi

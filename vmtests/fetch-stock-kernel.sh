@@ -6,13 +6,13 @@ set -eu
 . "$(dirname "$0")/lib.sh"
 
 # modules the guest needs that the cloud kernel does not build in
-MODULES="virtio_pci virtio_balloon lzo-rle lzo zram"
+MODULES="virtio_pci virtio_balloon virtio_blk lzo-rle lzo zram"
 
 pkg=$(apt-cache depends linux-image-cloud-amd64 2>/dev/null |
 	awk '/Depends: linux-image-6\.1/ { print $2; exit }')
 [ -n "$pkg" ] || die "no linux-image-6.1.*-cloud-amd64 package known to apt"
 version=$(apt-cache policy "$pkg" | awk '/Candidate:/ { print $2 }')
-out=$WSR_CACHE/stock-$pkg-$version
+out=$WSR_CACHE/stock-$pkg-$version-$(hash_inputs "$0")
 
 if [ ! -e "$out/done" ]; then
 	log "fetching $pkg $version"

@@ -33,7 +33,7 @@ for t in "$dir"/test_*.sh; do
 		echo "wsr-test: FAIL $name: ${reason:-exit status $rc}"
 	fi
 	# leave no workload behind for the next test
-	pkill -f wsr-workload 2>/dev/null
+	killall wsr-workload 2>/dev/null
 	sleep 0.2
 done
 echo "wsr-test: guest summary: $passed passed, $failed failed"

@@ -36,6 +36,10 @@ if [ -e /sys/block/zram0/disksize ]; then
 		log "zram swap set-up failed"
 fi
 
+# A scratch ext2 disk for page-cache (file LRU) workloads at /mnt
+mkdir -p /mnt
+[ ! -b /dev/vda ] || mount -t ext2 /dev/vda /mnt || log "cannot mount /dev/vda"
+
 cd /
 sh /wsr/cmd
 status=$?

@@ -19,15 +19,25 @@ for applet in $(/bin/busybox --list-full); do
 	[ -e "$root/$applet" ] || ln -s /bin/busybox "$root/$applet"
 done
 install -m 755 "$WSR_ROOT/vmtests/init.sh" "$root/init"
+# bpftool, to show that pinned maps dump with field names; with its libraries
+cp /usr/sbin/bpftool "$root/usr/sbin/"
+for lib in $(ldd /usr/sbin/bpftool | grep -o '/[^ ]*'); do
+	mkdir -p "$root$(dirname "$lib")"
+	cp -L "$lib" "$root$lib"
+done
 [ ! -d "$WSR_ROOT/build/guest" ] || cp -a "$WSR_ROOT/build/guest/." "$root/wsr/bin/"
 for d in "$@"; do
 	cp -a "$d/." "$root/host/"
 done
 printf '%s\n' "$cmd" >"$root/wsr/cmd"
 if [ -n "$modroot" ]; then
-	cp -a "$modroot/lib/modules/." "$root/lib/modules/"
-	cp "$modroot"/boot/config-* "$root/boot/"
+	while read -r m; do
+		mkdir -p "$root/lib/modules/$(dirname "$m")"
+		cp "$modroot/lib/modules/$m" "$root/lib/modules/$m"
+	done <"$modlist"
 	cp "$modlist" "$root/wsr/modules.list"
+	# a distribution kernel has no /proc/config.gz: libbpf reads this
+	[ ! -d "$modroot/boot" ] || cp "$modroot"/boot/config-* "$root/boot/"
 fi
 echo 'root:x:0:0:root:/root:/bin/sh' >"$root/etc/passwd"
 (cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) >"$out"

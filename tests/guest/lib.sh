@@ -60,3 +60,31 @@ lru_gen_gens() {
 lru_gen_max_seq() {
 	lru_gen_gens "$1" "$2" | tail -n 1 | cut -d' ' -f1
 }
+
+# wsr_start: a fresh wsr: unload whatever is pinned, start the daemon
+wsr_start() {
+	local i
+	wsr unload 2>/dev/null
+	wsr daemon --interval-ms 500 >/tmp/wsrd.log 2>&1 &
+	WSRD=$!
+	for i in $(seq 1 300); do
+		[ -e /sys/fs/bpf/wsr/link_aging ] && return 0
+		kill -0 "$WSRD" 2>/dev/null || { cat /tmp/wsrd.log; fail "wsr daemon exited"; }
+		sleep 0.1
+	done
+	cat /tmp/wsrd.log
+	fail "wsr daemon did not load in 30s"
+}
+
+# hist_sum FILE FIELD FIRST LAST: sum of anon= or file= over bins FIRST..LAST
+# (1-based lines of a node-format histogram)
+hist_sum() {
+	awk -v f="$2=" -v a="$3" -v b="$4" 'NR >= a && NR <= b {
+		for (i = 2; i <= NF; i++) if (index($i, f) == 1) s += substr($i, length(f) + 1)
+	} END { print s + 0 }' "$1"
+}
+
+# expect_ok CMD...: run a command that must succeed
+expect_ok() {
+	"$@" >/tmp/out.$$ 2>&1 || { cat /tmp/out.$$; fail "'$*' failed"; }
+}

@@ -1,0 +1,605 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * wsr: working-set histograms from MGLRU generations.
+ *
+ * MGLRU sorts each lruvec's pages into up to four generations stamped with
+ * their birth time.  From those we compute, per (memcg, node), how many
+ * anon and file pages have been idle for how long, binned by the
+ * configured intervals.  The histogram of a memcg covers it and all its
+ * descendants; the root memcg's histogram on a node is the node's.
+ *
+ * - fexit/try_to_inc_max_seq sees every aging of every lruvec.  It records
+ *   the lruvec, and when the aging is part of reclaim (kswapd, or direct
+ *   reclaim that is not proactive) it makes a report for every ancestor
+ *   whose report_ms has passed, and tells the watchers.
+ * - fentry/reset_batch_size sees the page-table walk's generation deltas:
+ *   pages leaving an older generation were found accessed again, and are
+ *   counted in the reaccess histogram by the age they had.
+ * - iter/cgroup walks a memcg subtree on demand and prints its live
+ *   histogram; pinned, it is a file that cat prints.
+ * - fentry/mem_cgroup_css_offline forgets a memcg going away.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+#include "wsr.h"
+#include "binning.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+#define PF_KSWAPD	0x00020000	/* include/linux/sched.h */
+
+extern unsigned int CONFIG_HZ __kconfig;
+
+/* set by the loader before load: node_possible count of the kernel */
+const volatile __u32 nr_nodes = 1;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, WSR_MAX_LRUVECS);
+	__type(key, struct wsr_key);
+	__type(value, struct wsr_config);
+} config SEC(".maps");
+
+/* the last report of each (memcg, node), made on reclaim or by a reader */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, WSR_MAX_LRUVECS);
+	__type(key, struct wsr_key);
+	__type(value, struct wsr_report);
+} reports SEC(".maps");
+
+/* the histogram the last iterator walk computed (live, no aging) */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, WSR_MAX_LRUVECS);
+	__type(key, struct wsr_key);
+	__type(value, struct wsr_report);
+} live SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, WSR_MAX_LRUVECS);
+	__type(key, struct wsr_key);
+	__type(value, struct wsr_hist);
+} reaccess SEC(".maps");
+
+/* every lruvec seen, so that a report can sum a subtree without a walk */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, WSR_MAX_LRUVECS);
+	__type(key, struct wsr_key);
+	__type(value, struct wsr_lruvec);
+} lruvecs SEC(".maps");
+
+/* watcher slot -> pid of the "wsr watch" that owns the slot's ring */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, WSR_MAX_WATCHERS);
+	__type(key, __u32);
+	__type(value, __u32);
+} watchers SEC(".maps");
+
+#define WATCH_RING(n)						\
+	struct {						\
+		__uint(type, BPF_MAP_TYPE_RINGBUF);		\
+		__uint(max_entries, 64 * 1024);			\
+	} watch##n SEC(".maps")
+WATCH_RING(0);
+WATCH_RING(1);
+WATCH_RING(2);
+WATCH_RING(3);
+
+/* scratch space too large for the 512-byte BPF stack */
+struct scratch {
+	struct wsr_gens gens;
+	long nr_pages[WSR_NR_GENS * 2 * 8];	/* [gen][type][zone], flat */
+	struct wsr_report report;
+	struct wsr_lruvec lv;
+	struct wsr_hist delta;
+	__u64 bound_j[WSR_MAX_INTERVALS];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct scratch);
+} scratch_map SEC(".maps");
+
+/* per iterator session: one histogram per node for the walk's root */
+struct walk_acc {
+	__u64 root;
+	struct wsr_hist hist[WSR_MAX_NODES];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 64);
+	__type(key, __u64);
+	__type(value, struct walk_acc);
+} walks SEC(".maps");
+
+static const struct walk_acc zero_acc;
+static const struct wsr_report zero_report;
+
+static __always_inline struct scratch *get_scratch(void)
+{
+	__u32 zero = 0;
+
+	return bpf_map_lookup_elem(&scratch_map, &zero);
+}
+
+/* ---- reading kernel state ---------------------------------------------- */
+
+static __always_inline __u32 nr_zones(void)
+{
+	__u32 nz = bpf_core_enum_value(enum zone_type, __MAX_NR_ZONES);
+
+	return nz > 8 ? 8 : nz;
+}
+
+/* generations of @lruvec now; nr_pages summed over zones, negatives as 0 */
+static __noinline int read_gens(struct lruvec *lruvec, struct scratch *s)
+{
+	struct wsr_gens *g = &s->gens;
+	__u32 nz = nr_zones(), gen, type, zone;
+	__u32 size = bpf_core_field_size(lruvec->lrugen.nr_pages);
+
+	if (size > sizeof(s->nr_pages))
+		return -1;
+	g->max_seq = BPF_CORE_READ(lruvec, lrugen.max_seq);
+	g->min_seq[0] = BPF_CORE_READ(lruvec, lrugen.min_seq[0]);
+	g->min_seq[1] = BPF_CORE_READ(lruvec, lrugen.min_seq[1]);
+	if (bpf_core_read(g->birth, sizeof(g->birth), &lruvec->lrugen.timestamps) ||
+	    bpf_probe_read_kernel(s->nr_pages, size & 0x3ff, &lruvec->lrugen.nr_pages))
+		return -1;
+	for (gen = 0; gen < WSR_NR_GENS; gen++) {
+		for (type = 0; type < 2; type++) {
+			long sum = 0;
+
+			for (zone = 0; zone < 8 && zone < nz; zone++) {
+				long n = s->nr_pages[((gen * 2 + type) * nz + zone) & 63];
+
+				sum += n > 0 ? n : 0;
+			}
+			g->pages[gen][type] = sum;
+		}
+	}
+	return 0;
+}
+
+/* the memcg owning @lruvec: it is embedded in a mem_cgroup_per_node */
+static __always_inline struct mem_cgroup *lruvec_memcg(struct lruvec *lruvec)
+{
+	struct mem_cgroup_per_node *mz;
+
+	mz = (void *)lruvec - bpf_core_field_offset(struct mem_cgroup_per_node, lruvec);
+	return BPF_CORE_READ(mz, memcg);
+}
+
+/* remember @lruvec of @memcg on @node with the memcg's ancestry */
+static __noinline int track_lruvec(struct mem_cgroup *memcg, struct lruvec *lruvec,
+				   __u32 node, struct wsr_lruvec *out)
+{
+	struct cgroup *cgrp = BPF_CORE_READ(memcg, css.cgroup);
+	struct wsr_key key = { .node = node };
+	__u32 level, i;
+
+	__builtin_memset(out, 0, sizeof(*out));
+	level = cgrp ? BPF_CORE_READ(cgrp, level) : 0;
+	if (level > WSR_MAX_DEPTH)
+		return -1;	/* too deep to sum into ancestors: skip it */
+	out->lruvec = (__u64)lruvec;
+	out->level = level;
+	out->ancestors[0] = WSR_ROOT_CGROUP;
+	for (i = 1; i <= WSR_MAX_DEPTH && i <= level; i++) {
+		struct cgroup *anc = BPF_CORE_READ(cgrp, ancestors[i]);
+
+		out->ancestors[i] = BPF_CORE_READ(anc, kn, id);
+	}
+	key.cgroup_id = out->ancestors[level & WSR_MAX_DEPTH];
+	bpf_map_update_elem(&lruvecs, &key, out, BPF_ANY);
+	return 0;
+}
+
+/* ---- histograms ---------------------------------------------------------- */
+
+/* bin bounds of @cfg in jiffies into s->bound_j; returns nr_intervals */
+static __always_inline __u32 load_bounds(const struct wsr_config *cfg, bool reaccess,
+					 struct scratch *s)
+{
+	const __u64 *ms = reaccess ? cfg->reaccess_intervals_ms : cfg->intervals_ms;
+	__u32 n = reaccess ? cfg->reaccess_nr_intervals : cfg->nr_intervals, i;
+
+	for (i = 0; i < WSR_MAX_INTERVALS; i++)
+		s->bound_j[i] = wsr_ms_to_jiffies(ms[i], CONFIG_HZ);
+	return n > WSR_MAX_INTERVALS ? WSR_MAX_INTERVALS : n;
+}
+
+/* empty histogram with the bounds of @cfg (a catch-all bin if no config) */
+static __always_inline void init_hist(struct wsr_hist *h, const struct wsr_config *cfg,
+				      bool reaccess)
+{
+	__u32 n = 0, i;
+
+	if (cfg)
+		n = reaccess ? cfg->reaccess_nr_intervals : cfg->nr_intervals;
+	if (n > WSR_MAX_INTERVALS)
+		n = WSR_MAX_INTERVALS;
+	for (i = 0; i < WSR_MAX_BINS; i++) {
+		h->anon[i] = 0;
+		h->file[i] = 0;
+		h->bound_ms[i] = WSR_BIN_INF;
+		if (i < n && cfg)
+			h->bound_ms[i] = reaccess ? cfg->reaccess_intervals_ms[i]
+						  : cfg->intervals_ms[i];
+	}
+	h->nr_bins = n + 1;
+}
+
+/* add the live generations of @lruvec into @h */
+static __noinline int add_lruvec(struct lruvec *lruvec, const struct wsr_config *cfg,
+				 struct wsr_hist *h, struct scratch *s)
+{
+	__u32 n = 0;
+
+	if (read_gens(lruvec, s))
+		return -1;
+	if (cfg)
+		n = load_bounds(cfg, false, s);
+	wsr_bin_gens(&s->gens, bpf_jiffies64(), s->bound_j, n, h->anon, h->file);
+	return 0;
+}
+
+/* ---- reports on reclaim ------------------------------------------------ */
+
+struct sum_ctx {
+	__u64 root;		/* the memcg whose subtree is summed */
+	__u32 node;
+	const struct wsr_config *cfg;
+	struct scratch *s;
+};
+
+static long sum_subtree_cb(struct bpf_map *map, struct wsr_key *key,
+			   struct wsr_lruvec *lv, struct sum_ctx *ctx)
+{
+	__u32 i;
+
+	if (key->node != ctx->node)
+		return 0;
+	for (i = 0; i <= WSR_MAX_DEPTH; i++) {
+		if (i > lv->level)
+			return 0;
+		if (lv->ancestors[i] == ctx->root)
+			break;
+	}
+	if (i > WSR_MAX_DEPTH)
+		return 0;
+	add_lruvec((struct lruvec *)lv->lruvec, ctx->cfg, &ctx->s->report.hist, ctx->s);
+	return 0;
+}
+
+static __always_inline void notify_watchers(const struct wsr_key *key,
+					    const struct wsr_report *rep)
+{
+	struct wsr_event ev = {
+		.key = *key, .seq = rep->seq, .time_ns = rep->time_ns, .cause = rep->cause,
+	};
+	__u32 slot;
+
+	/* unrolled: each slot is its own ring map */
+	slot = 0;
+	if (bpf_map_lookup_elem(&watchers, &slot))
+		bpf_ringbuf_output(&watch0, &ev, sizeof(ev), 0);
+	slot = 1;
+	if (bpf_map_lookup_elem(&watchers, &slot))
+		bpf_ringbuf_output(&watch1, &ev, sizeof(ev), 0);
+	slot = 2;
+	if (bpf_map_lookup_elem(&watchers, &slot))
+		bpf_ringbuf_output(&watch2, &ev, sizeof(ev), 0);
+	slot = 3;
+	if (bpf_map_lookup_elem(&watchers, &slot))
+		bpf_ringbuf_output(&watch3, &ev, sizeof(ev), 0);
+}
+
+/*
+ * Claim the right to report (@root, @node) now: at most one report per
+ * report_ms, even when several CPUs reclaim at once.
+ */
+static __always_inline struct wsr_report *claim_report(struct wsr_key *key,
+						       const struct wsr_config *cfg,
+						       __u64 now)
+{
+	struct wsr_report *rep;
+	__u64 last;
+
+	rep = bpf_map_lookup_elem(&reports, key);
+	if (!rep) {
+		bpf_map_update_elem(&reports, key, &zero_report, BPF_NOEXIST);
+		rep = bpf_map_lookup_elem(&reports, key);
+		if (!rep)
+			return NULL;
+	}
+	last = rep->time_ns;
+	if (last && now - last < cfg->report_ms * 1000000ULL)
+		return NULL;
+	if (__sync_val_compare_and_swap(&rep->time_ns, last, now) != last)
+		return NULL;
+	return rep;
+}
+
+static __noinline int report_subtree(__u64 root, __u32 node)
+{
+	struct wsr_key key = { .cgroup_id = root, .node = node };
+	struct wsr_config *cfg = bpf_map_lookup_elem(&config, &key);
+	struct scratch *s = get_scratch();
+	struct sum_ctx ctx = { .root = root, .node = node, .cfg = cfg, .s = s };
+	struct wsr_report *rep;
+	__u64 now = bpf_ktime_get_boot_ns();
+
+	if (!cfg || !cfg->report_ms || !s)
+		return 0;
+	rep = claim_report(&key, cfg, now);
+	if (!rep)
+		return 0;
+	init_hist(&s->report.hist, cfg, false);
+	bpf_for_each_map_elem(&lruvecs, sum_subtree_cb, &ctx, 0);
+	rep->hist = s->report.hist;
+	rep->cause = WSR_CAUSE_RECLAIM;
+	__sync_fetch_and_add(&rep->seq, 1);
+	notify_watchers(&key, rep);
+	return 0;
+}
+
+/*
+ * Aging is part of reclaim when kswapd does it, or when direct or memcg
+ * reclaim does it (nr_to_reclaim is set) and the reclaim is not proactive
+ * (memory.reclaim).  Aging through debugfs and our own refreshes leave
+ * nr_to_reclaim at 0.
+ */
+static __always_inline bool reclaim_aging(struct scan_control *sc)
+{
+	struct task_struct *task = (void *)bpf_get_current_task();
+
+	if (BPF_CORE_READ(task, flags) & PF_KSWAPD)
+		return true;
+	return BPF_CORE_READ(sc, nr_to_reclaim) && !BPF_CORE_READ_BITFIELD_PROBED(sc, proactive);
+}
+
+SEC("fexit/try_to_inc_max_seq")
+int BPF_PROG(wsr_aging, struct lruvec *lruvec, unsigned long max_seq,
+	     struct scan_control *sc, bool can_swap, bool force_scan, bool ret)
+{
+	struct mem_cgroup *memcg = lruvec_memcg(lruvec);
+	__u32 node = BPF_CORE_READ(lruvec, pgdat, node_id), i;
+	struct scratch *s = get_scratch();
+	struct wsr_lruvec *lv;
+
+	if (!s || node >= WSR_MAX_NODES)
+		return 0;
+	lv = &s->lv;
+	if (track_lruvec(memcg, lruvec, node, lv))
+		return 0;
+	if (!ret || !reclaim_aging(sc))
+		return 0;
+	for (i = 0; i <= WSR_MAX_DEPTH; i++) {
+		if (i > lv->level)
+			break;
+		report_subtree(lv->ancestors[i], node);
+	}
+	return 0;
+}
+
+/* ---- reaccess ------------------------------------------------------------ */
+
+/*
+ * Bin the generation deltas of one page-table walk batch: a page found
+ * accessed again moves from its generation to max_seq, so a negative
+ * delta in an older generation counts reaccesses at that generation's age.
+ */
+static __noinline int bin_reaccess(__u64 root, __u32 node, struct scratch *s)
+{
+	struct wsr_key key = { .cgroup_id = root, .node = node };
+	struct wsr_config *cfg = bpf_map_lookup_elem(&config, &key);
+	struct wsr_hist *h;
+	__u32 n, k, type, i;
+	__u64 now = bpf_jiffies64();
+
+	if (!cfg || !cfg->reaccess_nr_intervals)
+		return 0;
+	h = bpf_map_lookup_elem(&reaccess, &key);
+	if (!h) {
+		init_hist(&s->delta, cfg, true);
+		bpf_map_update_elem(&reaccess, &key, &s->delta, BPF_NOEXIST);
+		h = bpf_map_lookup_elem(&reaccess, &key);
+		if (!h)
+			return 0;
+	}
+	n = load_bounds(cfg, true, s);
+	init_hist(&s->delta, cfg, true);
+	for (type = 0; type < 2; type++) {
+		for (k = 1; k < WSR_NR_GENS; k++) {
+			__u64 seq = s->gens.max_seq - k, young, old;
+
+			if (k > s->gens.max_seq || seq < s->gens.min_seq[type])
+				break;
+			wsr_gen_span(&s->gens, seq, now, &young, &old);
+			wsr_bin_span(type ? s->delta.file : s->delta.anon, s->bound_j, n,
+				     young, old, s->gens.pages[seq % WSR_NR_GENS][type]);
+		}
+	}
+	for (i = 0; i < WSR_MAX_BINS; i++) {
+		if (s->delta.anon[i])
+			__sync_fetch_and_add(&h->anon[i], s->delta.anon[i]);
+		if (s->delta.file[i])
+			__sync_fetch_and_add(&h->file[i], s->delta.file[i]);
+	}
+	return 0;
+}
+
+SEC("fentry/reset_batch_size")
+int BPF_PROG(wsr_reaccess, struct lruvec *lruvec, struct lru_gen_mm_walk *walk)
+{
+	__u32 node = BPF_CORE_READ(lruvec, pgdat, node_id);
+	__u32 nz = nr_zones(), size, gen, type, zone, i;
+	struct scratch *s = get_scratch();
+	int deltas[WSR_NR_GENS * 2 * 8];
+
+	if (!s || node >= WSR_MAX_NODES)
+		return 0;
+	size = bpf_core_field_size(walk->nr_pages);
+	if (size > sizeof(deltas) ||
+	    bpf_probe_read_kernel(deltas, size & 0xff, &walk->nr_pages))
+		return 0;
+	s->gens.max_seq = BPF_CORE_READ(walk, max_seq);
+	s->gens.min_seq[0] = BPF_CORE_READ(lruvec, lrugen.min_seq[0]);
+	s->gens.min_seq[1] = BPF_CORE_READ(lruvec, lrugen.min_seq[1]);
+	if (bpf_core_read(s->gens.birth, sizeof(s->gens.birth), &lruvec->lrugen.timestamps))
+		return 0;
+	/* pages[gen][type] = pages that left the generation */
+	for (gen = 0; gen < WSR_NR_GENS; gen++) {
+		for (type = 0; type < 2; type++) {
+			__u64 left = 0;
+
+			for (zone = 0; zone < 8 && zone < nz; zone++) {
+				int d = deltas[((gen * 2 + type) * nz + zone) & 63];
+
+				left += d < 0 ? -d : 0;
+			}
+			s->gens.pages[gen][type] = left;
+		}
+	}
+	if (track_lruvec(lruvec_memcg(lruvec), lruvec, node, &s->lv))
+		return 0;
+	for (i = 0; i <= WSR_MAX_DEPTH; i++) {
+		if (i > s->lv.level)
+			break;
+		bin_reaccess(s->lv.ancestors[i], node, s);
+	}
+	return 0;
+}
+
+/* ---- on-demand histograms ----------------------------------------------- */
+
+static __always_inline struct mem_cgroup *cgroup_memcg(struct cgroup *cgrp)
+{
+	int id = bpf_core_enum_value(enum cgroup_subsys_id, memory_cgrp_id);
+	struct cgroup_subsys_state *css;
+
+	css = BPF_CORE_READ(cgrp, subsys[id]);
+	if (!css)
+		return NULL;
+	return (void *)css - bpf_core_field_offset(struct mem_cgroup, css);
+}
+
+static __noinline int walk_start(__u64 session, __u64 root)
+{
+	struct walk_acc *acc;
+	__u32 n;
+
+	bpf_map_update_elem(&walks, &session, &zero_acc, BPF_ANY);
+	acc = bpf_map_lookup_elem(&walks, &session);
+	if (!acc)
+		return -1;
+	acc->root = root;
+	for (n = 0; n < WSR_MAX_NODES && n < nr_nodes; n++) {
+		struct wsr_key key = { .cgroup_id = root, .node = n };
+
+		init_hist(&acc->hist[n], bpf_map_lookup_elem(&config, &key), false);
+	}
+	return 0;
+}
+
+static __noinline int walk_add(struct walk_acc *acc, struct mem_cgroup *memcg)
+{
+	struct scratch *s = get_scratch();
+	__u32 n;
+
+	if (!s)
+		return 0;
+	for (n = 0; n < WSR_MAX_NODES && n < nr_nodes; n++) {
+		struct wsr_key key = { .cgroup_id = acc->root, .node = n };
+		struct mem_cgroup_per_node *mz = BPF_CORE_READ(memcg, nodeinfo[n]);
+		struct lruvec *lruvec;
+
+		if (!mz)
+			continue;
+		lruvec = &mz->lruvec;
+		track_lruvec(memcg, lruvec, n, &s->lv);
+		add_lruvec(lruvec, bpf_map_lookup_elem(&config, &key), &acc->hist[n], s);
+	}
+	return 0;
+}
+
+/* store the walk's histograms as the root's live histograms and print them */
+static __noinline int walk_finish(struct seq_file *seq, struct walk_acc *acc)
+{
+	struct scratch *s = get_scratch();
+	__u32 n, i;
+
+	if (!s)
+		return 0;
+	for (n = 0; n < WSR_MAX_NODES && n < nr_nodes; n++) {
+		struct wsr_key key = { .cgroup_id = acc->root, .node = n };
+		struct wsr_hist *h = &acc->hist[n];
+		struct wsr_report *old = bpf_map_lookup_elem(&live, &key);
+
+		s->report.seq = old ? old->seq + 1 : 1;
+		s->report.time_ns = bpf_ktime_get_boot_ns();
+		s->report.cause = WSR_CAUSE_READ;
+		s->report.hist = *h;
+		bpf_map_update_elem(&live, &key, &s->report, BPF_ANY);
+
+		BPF_SEQ_PRINTF(seq, "N%u\n", n);
+		for (i = 0; i < WSR_MAX_BINS && i < h->nr_bins; i++)
+			BPF_SEQ_PRINTF(seq, "%llu anon=%llu file=%llu\n",
+				       h->bound_ms[i], h->anon[i], h->file[i]);
+	}
+	return 0;
+}
+
+SEC("iter/cgroup")
+int wsr_histogram(struct bpf_iter__cgroup *ctx)
+{
+	struct cgroup *cgrp = ctx->cgroup;
+	__u64 session = ctx->meta->session_id;
+	struct walk_acc *acc;
+	struct mem_cgroup *memcg;
+
+	/* pre-order: the first cgroup of the walk is its root */
+	if (ctx->meta->seq_num == 0 && cgrp && walk_start(session, cgrp->kn->id))
+		return 1;
+	acc = bpf_map_lookup_elem(&walks, &session);
+	if (!acc)
+		return 0;
+	if (!cgrp) {
+		walk_finish(ctx->meta->seq, acc);
+		bpf_map_delete_elem(&walks, &session);
+		return 0;
+	}
+	memcg = cgroup_memcg(cgrp);
+	if (memcg)
+		walk_add(acc, memcg);
+	return 0;
+}
+
+/* ---- memcg removal --------------------------------------------------------- */
+
+SEC("fentry/mem_cgroup_css_offline")
+int BPF_PROG(wsr_offline, struct cgroup_subsys_state *css)
+{
+	struct wsr_key key = { .cgroup_id = BPF_CORE_READ(css, cgroup, kn, id) };
+	__u32 n;
+
+	for (n = 0; n < WSR_MAX_NODES && n < nr_nodes; n++) {
+		key.node = n;
+		bpf_map_delete_elem(&lruvecs, &key);
+		bpf_map_delete_elem(&config, &key);
+		bpf_map_delete_elem(&reports, &key);
+		bpf_map_delete_elem(&live, &key);
+		bpf_map_delete_elem(&reaccess, &key);
+	}
+	return 0;
+}

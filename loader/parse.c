@@ -1,0 +1,216 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* Parsing and printing of wsr's knobs and histograms: see parse.h. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include "parse.h"
+
+#define LLONG_MAX_STR "9223372036854775807"
+
+static const char *const knob_names[WSR_NR_KNOBS] = {
+	[WSR_KNOB_INTERVALS] = "intervals_ms",
+	[WSR_KNOB_REPORT] = "report_ms",
+	[WSR_KNOB_REFRESH] = "refresh_ms",
+	[WSR_KNOB_REACCESS_INTERVALS] = "reaccess_intervals_ms",
+};
+
+static int fail(struct wsr_err *err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
+int wsr_parse_u64(const char *s, __u64 *out, const char *what, struct wsr_err *err)
+{
+	unsigned long long v;
+	char *end;
+
+	/* strtoull accepts signs and spaces; the seed's kstrto* do not */
+	if (!s || *s < '0' || *s > '9')
+		return fail(err, "%s: '%s' is not a number", what, s ? s : "");
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (*end)
+		return fail(err, "%s: '%s' is not a number", what, s);
+	if (errno == ERANGE || v > (unsigned long long)WSR_BIN_INF)
+		return fail(err, "%s: %s is too large (at most %s)", what, s, LLONG_MAX_STR);
+	*out = v;
+	return 0;
+}
+
+int wsr_parse_intervals(const char *s, __u64 *ms, __u32 *nr, struct wsr_err *err)
+{
+	__u64 v[WSR_MAX_INTERVALS + 1];
+	char buf[512], *tok, *save = NULL;
+	__u32 n = 0, i;
+
+	if (strlen(s) >= sizeof(buf))
+		return fail(err, "intervals: list too long");
+	strcpy(buf, s);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (n == WSR_MAX_INTERVALS + 1)
+			return fail(err, "intervals: more than %d intervals", WSR_MAX_INTERVALS);
+		if (wsr_parse_u64(tok, &v[n], "intervals", err))
+			return -EINVAL;
+		if (v[n] == 0)
+			return fail(err, "intervals: 0 ms is not an interval (minimum 1)");
+		if (n && v[n] <= v[n - 1])
+			return fail(err, "intervals: %llu after %llu is not increasing",
+				    (unsigned long long)v[n], (unsigned long long)v[n - 1]);
+		n++;
+	}
+	if (strstr(s, ",,") || *s == ',' || (*s && s[strlen(s) - 1] == ','))
+		return fail(err, "intervals: empty item in '%s'", s);
+	/* the catch-all bin, as printed, may be written back */
+	if (n && v[n - 1] == WSR_BIN_INF)
+		n--;
+	if (n > WSR_MAX_INTERVALS)
+		return fail(err, "intervals: more than %d intervals", WSR_MAX_INTERVALS);
+	if (n < WSR_MIN_INTERVALS)
+		return fail(err, "intervals: %u given, at least %d needed", n, WSR_MIN_INTERVALS);
+	for (i = 0; i < WSR_MAX_INTERVALS; i++)
+		ms[i] = i < n ? v[i] : 0;
+	*nr = n;
+	return 0;
+}
+
+int wsr_parse_node_value(const char *s, __u32 nr_nodes, int *node,
+			 const char **value, struct wsr_err *err)
+{
+	const char *eq;
+	char id[16];
+	__u64 nid;
+
+	if (s[0] != 'N') {
+		*node = -1;
+		*value = s;
+		return 0;
+	}
+	eq = strchr(s, '=');
+	if (!eq || eq == s + 1 || (size_t)(eq - s - 1) >= sizeof(id))
+		return fail(err, "'%s': expected N<node>=<value>", s);
+	memcpy(id, s + 1, eq - s - 1);
+	id[eq - s - 1] = 0;
+	if (wsr_parse_u64(id, &nid, "node", err))
+		return -EINVAL;
+	if (nid >= nr_nodes)
+		return fail(err, "node %llu does not exist (nodes 0-%u)",
+			    (unsigned long long)nid, nr_nodes - 1);
+	*node = (int)nid;
+	*value = eq + 1;
+	return 0;
+}
+
+int wsr_knob_by_name(const char *name)
+{
+	int k;
+
+	for (k = 0; k < WSR_NR_KNOBS; k++)
+		if (!strcmp(name, knob_names[k]))
+			return k;
+	return -1;
+}
+
+const char *wsr_knob_name(enum wsr_knob knob)
+{
+	return knob < WSR_NR_KNOBS ? knob_names[knob] : "?";
+}
+
+int wsr_config_set(struct wsr_config *cfg, enum wsr_knob knob, const char *value,
+		   struct wsr_err *err)
+{
+	struct wsr_config c = *cfg;
+
+	switch (knob) {
+	case WSR_KNOB_INTERVALS:
+		if (wsr_parse_intervals(value, c.intervals_ms, &c.nr_intervals, err))
+			return -EINVAL;
+		break;
+	case WSR_KNOB_REACCESS_INTERVALS:
+		if (wsr_parse_intervals(value, c.reaccess_intervals_ms,
+					&c.reaccess_nr_intervals, err))
+			return -EINVAL;
+		break;
+	case WSR_KNOB_REPORT:
+		if (wsr_parse_u64(value, &c.report_ms, "report_ms", err))
+			return -EINVAL;
+		break;
+	case WSR_KNOB_REFRESH:
+		if (wsr_parse_u64(value, &c.refresh_ms, "refresh_ms", err))
+			return -EINVAL;
+		break;
+	default:
+		return fail(err, "unknown knob");
+	}
+	*cfg = c;
+	return 0;
+}
+
+static void print_intervals(FILE *f, const __u64 *ms, __u32 nr)
+{
+	__u32 i;
+
+	for (i = 0; i < nr && i < WSR_MAX_INTERVALS; i++)
+		fprintf(f, "%llu,", (unsigned long long)ms[i]);
+	fputs(LLONG_MAX_STR, f);
+}
+
+void wsr_print_knob(FILE *f, const struct wsr_config *cfg, enum wsr_knob knob)
+{
+	switch (knob) {
+	case WSR_KNOB_INTERVALS:
+		print_intervals(f, cfg->intervals_ms, cfg->nr_intervals);
+		break;
+	case WSR_KNOB_REACCESS_INTERVALS:
+		print_intervals(f, cfg->reaccess_intervals_ms, cfg->reaccess_nr_intervals);
+		break;
+	case WSR_KNOB_REPORT:
+		fprintf(f, "%llu", (unsigned long long)cfg->report_ms);
+		break;
+	case WSR_KNOB_REFRESH:
+		fprintf(f, "%llu", (unsigned long long)cfg->refresh_ms);
+		break;
+	default:
+		break;
+	}
+}
+
+void wsr_print_hist(FILE *f, const struct wsr_hist *h)
+{
+	__u32 i;
+
+	for (i = 0; i < h->nr_bins && i < WSR_MAX_BINS; i++)
+		fprintf(f, "%llu anon=%llu file=%llu\n", (unsigned long long)h->bound_ms[i],
+			(unsigned long long)h->anon[i], (unsigned long long)h->file[i]);
+}
+
+void wsr_print_hist_json(FILE *f, __u32 node, const struct wsr_hist *h)
+{
+	__u32 i;
+
+	fprintf(f, "{\"node\":%u,\"bins\":[", node);
+	for (i = 0; i < h->nr_bins && i < WSR_MAX_BINS; i++)
+		fprintf(f, "%s{\"ms\":%llu,\"anon\":%llu,\"file\":%llu}", i ? "," : "",
+			(unsigned long long)h->bound_ms[i], (unsigned long long)h->anon[i],
+			(unsigned long long)h->file[i]);
+	fputs("]}", f);
+}
+
+void wsr_print_json_string(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			fprintf(f, "\\%c", *s);
+		else if ((unsigned char)*s < 0x20)
+			fprintf(f, "\\u%04x", *s);
+		else
+			fputc(*s, f);
+	}
+	fputc('"', f);
+}

@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Parsing and printing of wsr's knobs and histograms in the seed's text
+ * formats (and JSON).  Pure functions of their arguments, shared by the
+ * daemon and the CLI and unit-tested on the host.
+ */
+#ifndef __WSR_PARSE_H
+#define __WSR_PARSE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include "wsr.h"
+
+/* a message for the user when a parser rejects its input */
+struct wsr_err {
+	char msg[256];
+};
+
+/* a strict decimal number in [0, LLONG_MAX]: no sign, space or suffix */
+int wsr_parse_u64(const char *s, __u64 *out, const char *what, struct wsr_err *err);
+
+/*
+ * "1000,2000,3000": 3 to 15 strictly increasing intervals of at least
+ * 1 ms.  A final 9223372036854775807 (the catch-all bin, as printed) is
+ * accepted and dropped, so that printed values can be written back.
+ */
+int wsr_parse_intervals(const char *s, __u64 *ms, __u32 *nr, struct wsr_err *err);
+
+/*
+ * A knob value for one node: "N<id>=<value>" as in the seed's memcg files,
+ * or a bare "<value>" (then *node = -1: the caller decides which nodes).
+ * *value points into s.  Rejects node ids >= nr_nodes.
+ */
+int wsr_parse_node_value(const char *s, __u32 nr_nodes, int *node,
+			 const char **value, struct wsr_err *err);
+
+/* knobs, by the names of the seed's files */
+enum wsr_knob {
+	WSR_KNOB_INTERVALS,
+	WSR_KNOB_REPORT,
+	WSR_KNOB_REFRESH,
+	WSR_KNOB_REACCESS_INTERVALS,
+	WSR_NR_KNOBS,
+};
+
+int wsr_knob_by_name(const char *name);
+const char *wsr_knob_name(enum wsr_knob knob);
+
+/* apply a parsed value of @knob to @cfg; @cfg is untouched on error */
+int wsr_config_set(struct wsr_config *cfg, enum wsr_knob knob, const char *value,
+		   struct wsr_err *err);
+
+/* the value of @knob as the seed prints it for one node, no newline */
+void wsr_print_knob(FILE *f, const struct wsr_config *cfg, enum wsr_knob knob);
+
+/* "<ms> anon=<pages> file=<pages>" lines, as the seed's histogram files */
+void wsr_print_hist(FILE *f, const struct wsr_hist *h);
+
+/* one JSON object {"node":N,"bins":[{"ms":..,"anon":..,"file":..},...]} */
+void wsr_print_hist_json(FILE *f, __u32 node, const struct wsr_hist *h);
+
+/* a JSON string with the needed escapes */
+void wsr_print_json_string(FILE *f, const char *s);
+
+#endif /* __WSR_PARSE_H */

@@ -1,0 +1,34 @@
+# Shared body of the hot/cold ground-truth tests: TYPE is anon or file.
+# A workload keeps 32 MiB hot and leaves 96 MiB idle on node 1 in its own
+# memcg.  After two agings 3 s apart the hot pages are one generation
+# below the youngest and the cold ones older: with a bin bound at that
+# generation boundary, bin 1 must hold the hot set and the older bins the
+# cold set, each within 10%, and node 0 must show neither.
+. "$(dirname "$0")/lib.sh"
+type=$1
+field=$type
+wsr_start
+cg=$(make_memcg "est-$type")
+if [ "$type" = file ]; then
+	grep -q " /mnt " /proc/mounts || fail "no disk mounted on /mnt for file pages"
+	start_workload --type file --file /mnt/est.dat --hot 32 --cold 96 --node 1 --cgroup "$cg" >/dev/null
+else
+	start_workload --hot 32 --cold 96 --node 1 --cgroup "$cg" >/dev/null
+fi
+sleep 1
+lru_gen_age "$cg" 1
+sleep 3
+lru_gen_age "$cg" 1
+lru_gen_gens "$cg" 1 >/tmp/gens
+edge=$(tail -n 2 /tmp/gens | head -n 1 | awk '{ print $2 + 100 }')
+info "generations (seq age_ms anon file):"; sed 's/^/    /' /tmp/gens
+expect_ok wsr set --memcg "/est-$type" intervals_ms "N1=$edge,$((edge + 1000)),$((edge + 2000))"
+wsr show --memcg "/est-$type" --node 1 --no-refresh >/tmp/h1 || fail "wsr show failed"
+wsr show --memcg "/est-$type" --node 0 --no-refresh >/tmp/h0 || fail "wsr show failed"
+info "histogram node 1:"; sed 's/^/    /' /tmp/h1
+hot=$(hist_sum /tmp/h1 "$field" 1 1)
+cold=$(hist_sum /tmp/h1 "$field" 2 4)
+other=$(hist_sum /tmp/h0 "$field" 1 4)
+within_pct "$hot" 8192 10 || fail "hot bin holds $hot $type pages, expected 8192 (32 MiB)"
+within_pct "$cold" 24576 10 || fail "cold bins hold $cold $type pages, expected 24576 (96 MiB)"
+[ "$other" -lt 330 ] || fail "node 0 shows $other $type pages of a workload bound to node 1"

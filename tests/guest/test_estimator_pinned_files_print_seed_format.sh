@@ -1,0 +1,28 @@
+# Without the wsr binary: "cat /sys/fs/bpf/wsr/histogram" prints every
+# node's histogram in the seed's format, covering every memcg (its totals
+# match lru_gen's within 5%), and bpftool dumps the pinned maps with
+# their field names.  The CLI prints the knobs as the seed's files do.
+. "$(dirname "$0")/lib.sh"
+wsr_start
+expect_ok wsr set intervals_ms 1000,2000,3000
+cat /sys/fs/bpf/wsr/histogram >/tmp/cat || fail "cannot read the pinned histogram"
+info "cat /sys/fs/bpf/wsr/histogram:"; sed 's/^/    /' /tmp/cat
+for n in 0 1; do
+	awk -v n="N$n" '$1 == n { on = 1; next } /^N/ { on = 0 } on' /tmp/cat >/tmp/node$n
+	[ "$(awk '{ print $1 }' /tmp/node$n | paste -sd, -)" = 1000,2000,3000,9223372036854775807 ] ||
+		fail "node $n: bins are not 1000,2000,3000,9223372036854775807"
+	grep -qvE '^[0-9]+ anon=[0-9]+ file=[0-9]+$' /tmp/node$n && fail "node $n: a line not in the seed's format"
+	mine=$(( $(hist_sum /tmp/node$n anon 1 4) + $(hist_sum /tmp/node$n file 1 4) ))
+	truth=$(awk -v n=$n '$1 == "node" { on = ($2 == n); next } on && NF == 4 { s += $3 + $4 }
+		END { print s + 0 }' /sys/kernel/debug/lru_gen)
+	within_pct "$mine" "$truth" 5 || fail "node $n: histogram has $mine pages, lru_gen $truth"
+done
+expect_ok wsr set --memcg / report_ms N1=250
+[ "$(wsr get report_ms)" = "N0=0 N1=250" ] || fail "get report_ms printed '$(wsr get report_ms)'"
+[ "$(wsr get --node 0 intervals_ms)" = 1000,2000,3000,9223372036854775807 ] ||
+	fail "get --node 0 intervals_ms printed '$(wsr get --node 0 intervals_ms)'"
+# what get prints can be written back
+expect_ok wsr set intervals_ms "$(wsr get --node 0 intervals_ms)"
+bpftool map dump pinned /sys/fs/bpf/wsr/config >/tmp/dump 2>&1 || fail "bpftool cannot dump the config map"
+grep -q '"intervals_ms"' /tmp/dump && grep -q '"cgroup_id"' /tmp/dump ||
+	{ head -n 20 /tmp/dump; fail "bpftool dump lacks field names"; }

@@ -1,0 +1,34 @@
+# report_ms: under sustained reclaim (a memcg held over its memory.max),
+# reports arrive unasked, at every watcher at once, never closer together
+# than report_ms per node; with report_ms 0 none arrive.
+. "$(dirname "$0")/lib.sh"
+wsr_start
+cg=$(make_memcg est-report)
+echo 24M >"$cg/memory.max"
+expect_ok wsr set --memcg /est-report report_ms 700
+wsr watch --memcg /est-report --json --count 4 >/tmp/w1 &
+w1=$!
+wsr watch --memcg /est-report --json --count 4 >/tmp/w2 &
+w2=$!
+sleep 0.5
+wsr-workload --hot 40 --cold 0 --node 0 --cgroup "$cg" >/dev/null &
+load=$!
+for i in $(seq 1 120); do
+	kill -0 $w1 2>/dev/null || kill -0 $w2 2>/dev/null || break
+	sleep 0.5
+done
+kill $w1 $w2 2>/dev/null
+info "reports seen by watcher 1:"; sed 's/^/    /' /tmp/w1 | cut -c1-150
+n1=$(wc -l </tmp/w1)
+[ "$n1" -ge 4 ] || fail "watcher 1 got $n1 reports in 60 s of reclaim, expected 4"
+# node and time of each report, then the gaps per node
+fields() { sed 's/.*"time_ns":\([0-9]*\).*"node":\([0-9]*\).*/\2 \1/' "$1"; }
+fields /tmp/w1 | sort -n -k1 -k2 | awk '
+	$1 == n && $2 - t < 700000000 { printf "FAIL: node %d reports %d ms apart\n", $1, ($2 - t) / 1000000; bad = 1 }
+	{ n = $1; t = $2 } END { exit bad }' || fail "reports closer than report_ms"
+cmp -s /tmp/w1 /tmp/w2 || fail "the two watchers saw different reports"
+
+expect_ok wsr set --memcg /est-report report_ms 0
+timeout 5 wsr watch --memcg /est-report --count 1 >/tmp/w3
+[ ! -s /tmp/w3 ] || fail "report_ms 0 still produced a report"
+kill $load
