@@ -36,7 +36,7 @@ UNIT_TESTS  := $(patsubst tests/unit/%.c,$(BUILD)/unit/%,$(wildcard tests/unit/*
 .DELETE_ON_ERROR:
 .SECONDARY:
 
-all: $(GUEST_PROGS) $(GUEST)/run-tests $(GUEST)/wsr-demo $(UNIT_TESTS)
+all: $(GUEST_PROGS) $(GUEST)/run-tests $(GUEST)/wsr-demo $(GUEST)/wsr-bench $(UNIT_TESTS)
 
 setup:
 	$(Q)vmtests/setup-host.sh
@@ -74,7 +74,7 @@ $(GUEST)/run-tests: vmtests/guest-run-tests.sh $(GUEST_TESTS) | $(GUEST)
 	$(Q)cp $(GUEST_TESTS) $(GUEST)/tests/
 	$(Q)install -m 755 $< $@
 
-$(GUEST)/wsr-demo: vmtests/demo-guest.sh | $(GUEST)
+$(GUEST)/wsr-%: vmtests/%-guest.sh | $(GUEST)
 	$(Q)install -m 755 $< $@
 
 $(BUILD)/unit/%: tests/unit/%.c $(wildcard loader/*.h include/*.h bpf/*.h) | $(BUILD)/unit

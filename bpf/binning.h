@@ -23,6 +23,10 @@
 #define __always_inline inline __attribute__((always_inline))
 #endif
 
+#ifndef barrier_var	/* BPF programs get it from bpf_helpers.h */
+#define barrier_var(var) ((void)(var))
+#endif
+
 #define WSR_NR_GENS	4	/* MAX_NR_GENS of MGLRU */
 #define WSR_NO_BOUND	(~0ULL)
 
@@ -42,54 +46,154 @@ static __always_inline __u64 wsr_ms_to_jiffies(__u64 ms, __u64 hz)
 	return (ms * hz + 999) / 1000;
 }
 
+/* bin bounds in jiffies: n intervals, then the catch-all bin */
+struct wsr_bounds {
+	__u64 j[WSR_MAX_BINS];		/* one spare: indices are masked */
+	__u32 n;
+	__u32 pad;
+};
+
 /* upper bound in jiffies of bin i: the catch-all bin has none */
-static __always_inline __u64 wsr_bound(const __u64 *bound_j, __u32 nr_intervals, __u32 i)
+static __always_inline __u64 wsr_bound(const struct wsr_bounds *b, __u64 i)
 {
-	if (i >= nr_intervals || i >= WSR_MAX_INTERVALS)
+	if (i >= b->n || i >= WSR_MAX_INTERVALS)
 		return WSR_NO_BOUND;
-	return bound_j[i];
+	/* keep the mask, which the compiler would drop: the verifier needs it */
+	barrier_var(i);
+	return b->j[i & (WSR_MAX_BINS - 1)];
 }
 
 /*
- * Add @pages whose idle ages are spread evenly over [young, old] into
- * @bins (nr_intervals + 1 of them).  Bin i holds ages in
- * [bound[i - 1], bound[i]).
+ * Loops run through bpf_loop() in BPF, so that the verifier checks a loop
+ * body once instead of every path through every iteration, and as plain
+ * loops on the host.
  */
-static __always_inline void wsr_bin_span(__u64 *bins, const __u64 *bound_j,
-					 __u32 nr_intervals, __u64 young,
-					 __u64 old, __u64 pages)
+#ifdef __bpf__
+#define WSR_LOOP(n, fn, ctx) bpf_loop(n, fn, ctx, 0)
+#else
+#define WSR_LOOP(n, fn, ctx)						\
+	do {								\
+		__u32 __i;						\
+		for (__i = 0; __i < (n); __i++)				\
+			if (fn(__i, ctx))				\
+				break;					\
+	} while (0)
+#endif
+
+/* one generation (or any span of ages) being split into bins */
+struct wsr_span {
+	struct wsr_hist *h;
+	const struct wsr_bounds *b;
+	__u64 young, old, pages, span, left;
+	__u32 type;		/* 0: anon, 1: file */
+	__u32 sh, last;
+};
+
+/* add @n pages to bin @i of the span's type */
+static __always_inline void wsr_span_add(struct wsr_span *s, __u64 i, __u64 n)
 {
-	__u64 span = old - young, left = pages;
-	__u32 i, last = 0, sh = 0;
+	/* constant offsets only: what the BPF verifier can bound */
+	if (s->type)
+		s->h->file[i & (WSR_MAX_BINS - 1)] += n;
+	else
+		s->h->anon[i & (WSR_MAX_BINS - 1)] += n;
+}
 
-	if (!pages)
-		return;
-	/* keep pages * overlap within 64 bits for pages < 2^32 */
-	while ((span >> sh) > 0xffffffffULL && sh < 32)
-		sh++;
-	for (i = 0; i <= WSR_MAX_INTERVALS && i <= nr_intervals; i++) {
-		__u64 b_lo = i ? wsr_bound(bound_j, nr_intervals, i - 1) : 0;
-		__u64 b_hi = wsr_bound(bound_j, nr_intervals, i);
-		__u64 from, to, share;
+/* shift that brings @v below 2^32, so that pages * overlap fits 64 bits */
+static __always_inline __u32 wsr_shift_32(__u64 v)
+{
+	__u64 t = v >> 32;
+	__u32 sh = 0;
 
-		if (span == 0) {
-			/* a zero-length generation: all its pages at one age */
-			if (young < b_hi) {
-				bins[i] += pages;
-				return;
-			}
-			continue;
-		}
-		from = young > b_lo ? young : b_lo;
-		to = old < b_hi ? old : b_hi;
-		if (to <= from)
-			continue;
-		share = pages * ((to - from) >> sh) / (span >> sh);
-		bins[i] += share;
-		left -= share;
-		last = i;
+	if (t >> 16) {
+		sh += 16;
+		t >>= 16;
 	}
-	bins[last & (WSR_MAX_BINS - 1)] += left;
+	if (t >> 8) {
+		sh += 8;
+		t >>= 8;
+	}
+	if (t >> 4) {
+		sh += 4;
+		t >>= 4;
+	}
+	if (t >> 2) {
+		sh += 2;
+		t >>= 2;
+	}
+	if (t >> 1) {
+		sh += 1;
+		t >>= 1;
+	}
+	return sh + (__u32)t;
+}
+
+static __always_inline void wsr_span_start(struct wsr_span *s, __u64 young, __u64 old,
+					   __u64 pages)
+{
+	s->young = young;
+	s->old = old;
+	s->pages = pages;
+	s->span = old - young;
+	s->left = pages;
+	s->sh = wsr_shift_32(old - young);
+	s->last = 0;
+}
+
+/*
+ * Bin @i of a span: its share of the pages.  Returns 1 when the span is
+ * done; the caller then gives the rounding remainder to the last bin.
+ */
+static __always_inline int wsr_span_bin(struct wsr_span *s, __u64 i)
+{
+	__u64 b_lo, b_hi, from, to, share;
+
+	if (i > s->b->n)
+		return 1;
+	b_lo = i ? wsr_bound(s->b, i - 1) : 0;
+	b_hi = wsr_bound(s->b, i);
+	if (s->span == 0) {
+		/* a zero-length generation: all its pages at one age */
+		if (s->young >= b_hi)
+			return 0;
+		wsr_span_add(s, i, s->pages);
+		s->left = 0;
+		return 1;
+	}
+	from = s->young > b_lo ? s->young : b_lo;
+	to = s->old < b_hi ? s->old : b_hi;
+	if (to <= from)
+		return 0;
+	share = s->pages * ((to - from) >> s->sh) / (s->span >> s->sh);
+	wsr_span_add(s, i, share);
+	s->left -= share;
+	s->last = i;
+	return 0;
+}
+
+static __always_inline void wsr_span_finish(struct wsr_span *s)
+{
+	wsr_span_add(s, s->last, s->left);
+	s->left = 0;
+}
+
+/*
+ * Add @pages of @type (0 anon, 1 file) whose idle ages are spread evenly
+ * over [young, old] into @h (b->n + 1 bins).  Bin i holds ages in
+ * [bound[i - 1], bound[i]).  Assumes pages < 2^32.
+ */
+static __always_inline void wsr_bin_span(struct wsr_hist *h, __u32 type,
+					 const struct wsr_bounds *b,
+					 __u64 young, __u64 old, __u64 pages)
+{
+	struct wsr_span s = { .h = h, .b = b, .type = type };
+	__u32 i;
+
+	wsr_span_start(&s, young, old, pages);
+	for (i = 0; i < WSR_MAX_BINS; i++)
+		if (wsr_span_bin(&s, i))
+			break;
+	wsr_span_finish(&s);
 }
 
 /* idle-age edges of generation @seq at @now: [*young, *old] */
@@ -108,27 +212,55 @@ static __always_inline void wsr_gen_span(const struct wsr_gens *g, __u64 seq,
 	*old = now - birth;
 }
 
+/* state of wsr_bin_gens(): which generation, and its span */
+struct wsr_binning {
+	const struct wsr_gens *g;
+	__u64 now;
+	__u32 skip;
+	__u32 active;		/* the current generation still has bins to fill */
+	struct wsr_span s;
+};
+
 /*
- * Add a lruvec's generations into @anon and @file.  @bound_j holds the
- * bin bounds in jiffies.  Generations below min_seq[type] are empty.
+ * Step @idx of wsr_bin_gens(): type (idx / 64), generation max_seq -
+ * (idx / 16 % 4), bin (idx % 16).
+ */
+static long wsr_bin_step(__u32 idx, void *ctx)
+{
+	struct wsr_binning *c = ctx;
+	const struct wsr_gens *g = c->g;
+	__u64 type = idx >> 6 & 1, k = idx >> 4 & 3, bin = idx & 15, young, old;
+	__u64 seq = g->max_seq - k;
+
+	if (bin == 0) {
+		/* generations below min_seq[type] are empty */
+		c->active = k >= c->skip && k <= g->max_seq && seq >= g->min_seq[type];
+		if (!c->active)
+			return 0;
+		wsr_gen_span(g, seq, c->now, &young, &old);
+		c->s.type = type;
+		wsr_span_start(&c->s, young, old, g->pages[seq % WSR_NR_GENS][type]);
+	}
+	if (!c->active)
+		return 0;
+	if (wsr_span_bin(&c->s, bin) || bin == WSR_MAX_BINS - 1) {
+		wsr_span_finish(&c->s);
+		c->active = 0;
+	}
+	return 0;
+}
+
+/*
+ * Add a lruvec's generations from max_seq - @skip down to min_seq into
+ * @h (@skip = 1 leaves out the youngest, as reaccess counting does).
  */
 static __always_inline void wsr_bin_gens(const struct wsr_gens *g, __u64 now,
-					 const __u64 *bound_j, __u32 nr_intervals,
-					 __u64 *anon, __u64 *file)
+					 const struct wsr_bounds *b, __u32 skip,
+					 struct wsr_hist *h)
 {
-	__u32 k, type;
+	struct wsr_binning c = { .g = g, .now = now, .skip = skip, .s = { .h = h, .b = b } };
 
-	for (type = 0; type < 2; type++) {
-		for (k = 0; k < WSR_NR_GENS; k++) {
-			__u64 seq = g->max_seq - k, young, old;
-
-			if (k > g->max_seq || seq < g->min_seq[type])
-				break;
-			wsr_gen_span(g, seq, now, &young, &old);
-			wsr_bin_span(type ? file : anon, bound_j, nr_intervals,
-				     young, old, g->pages[seq % WSR_NR_GENS][type]);
-		}
-	}
+	WSR_LOOP(2 * WSR_NR_GENS * WSR_MAX_BINS, wsr_bin_step, &c);
 }
 
 #endif /* __WSR_BINNING_H */

@@ -98,7 +98,7 @@ struct scratch {
 	struct wsr_report report;
 	struct wsr_lruvec lv;
 	struct wsr_hist delta;
-	__u64 bound_j[WSR_MAX_INTERVALS];
+	struct wsr_bounds bounds;
 };
 
 struct {
@@ -206,16 +206,29 @@ static __noinline int track_lruvec(struct mem_cgroup *memcg, struct lruvec *lruv
 
 /* ---- histograms ---------------------------------------------------------- */
 
-/* bin bounds of @cfg in jiffies into s->bound_j; returns nr_intervals */
-static __always_inline __u32 load_bounds(const struct wsr_config *cfg, bool reaccess,
-					 struct scratch *s)
+/* bin bounds of @cfg in jiffies into s->bounds */
+static __always_inline void load_bounds(const struct wsr_config *cfg, bool reaccess,
+					struct scratch *s)
 {
 	const __u64 *ms = reaccess ? cfg->reaccess_intervals_ms : cfg->intervals_ms;
 	__u32 n = reaccess ? cfg->reaccess_nr_intervals : cfg->nr_intervals, i;
 
 	for (i = 0; i < WSR_MAX_INTERVALS; i++)
-		s->bound_j[i] = wsr_ms_to_jiffies(ms[i], CONFIG_HZ);
-	return n > WSR_MAX_INTERVALS ? WSR_MAX_INTERVALS : n;
+		s->bounds.j[i] = wsr_ms_to_jiffies(ms[i], CONFIG_HZ);
+	s->bounds.n = n > WSR_MAX_INTERVALS ? WSR_MAX_INTERVALS : n;
+}
+
+/*
+ * A global function: the verifier checks it once on its own instead of
+ * at every call site, which keeps loading fast even under emulation.
+ */
+__noinline int bin_gens(const struct wsr_gens *g, __u64 now, const struct wsr_bounds *b,
+			__u32 skip, struct wsr_hist *h)
+{
+	if (!g || !b || !h)
+		return 0;
+	wsr_bin_gens(g, now, b, skip, h);
+	return 0;
 }
 
 /* empty histogram with the bounds of @cfg (a catch-all bin if no config) */
@@ -243,14 +256,12 @@ static __always_inline void init_hist(struct wsr_hist *h, const struct wsr_confi
 static __noinline int add_lruvec(struct lruvec *lruvec, const struct wsr_config *cfg,
 				 struct wsr_hist *h, struct scratch *s)
 {
-	__u32 n = 0;
-
 	if (read_gens(lruvec, s))
 		return -1;
+	s->bounds.n = 0;
 	if (cfg)
-		n = load_bounds(cfg, false, s);
-	wsr_bin_gens(&s->gens, bpf_jiffies64(), s->bound_j, n, h->anon, h->file);
-	return 0;
+		load_bounds(cfg, false, s);
+	return bin_gens(&s->gens, bpf_jiffies64(), &s->bounds, 0, h);
 }
 
 /* ---- reports on reclaim ------------------------------------------------ */
@@ -404,8 +415,7 @@ static __noinline int bin_reaccess(__u64 root, __u32 node, struct scratch *s)
 	struct wsr_key key = { .cgroup_id = root, .node = node };
 	struct wsr_config *cfg = bpf_map_lookup_elem(&config, &key);
 	struct wsr_hist *h;
-	__u32 n, k, type, i;
-	__u64 now = bpf_jiffies64();
+	__u32 i;
 
 	if (!cfg || !cfg->reaccess_nr_intervals)
 		return 0;
@@ -417,19 +427,10 @@ static __noinline int bin_reaccess(__u64 root, __u32 node, struct scratch *s)
 		if (!h)
 			return 0;
 	}
-	n = load_bounds(cfg, true, s);
+	load_bounds(cfg, true, s);
 	init_hist(&s->delta, cfg, true);
-	for (type = 0; type < 2; type++) {
-		for (k = 1; k < WSR_NR_GENS; k++) {
-			__u64 seq = s->gens.max_seq - k, young, old;
-
-			if (k > s->gens.max_seq || seq < s->gens.min_seq[type])
-				break;
-			wsr_gen_span(&s->gens, seq, now, &young, &old);
-			wsr_bin_span(type ? s->delta.file : s->delta.anon, s->bound_j, n,
-				     young, old, s->gens.pages[seq % WSR_NR_GENS][type]);
-		}
-	}
+	/* max_seq is where reaccessed pages go: count the others */
+	bin_gens(&s->gens, bpf_jiffies64(), &s->bounds, 1, &s->delta);
 	for (i = 0; i < WSR_MAX_BINS; i++) {
 		if (s->delta.anon[i])
 			__sync_fetch_and_add(&h->anon[i], s->delta.anon[i]);

@@ -664,9 +664,9 @@ struct watch_ctx {
 	long seen;
 };
 
-static int on_event(void *data, void *size_ctx, size_t size)
+static int on_event(void *ctx, void *data, size_t size)
 {
-	struct watch_ctx *w = size_ctx;
+	struct watch_ctx *w = ctx;
 	const struct wsr_event *ev = data;
 	struct wsr_report rep;
 

@@ -49,7 +49,8 @@ log "building qemu in $build (incremental; about 5 min from clean)"
 ninja -C "$build" -j"$JOBS" qemu-system-x86_64 >"$build/make.log" 2>&1 ||
 	{ tail -n 40 "$build/make.log" >&2; die "qemu build failed (log: $build/make.log)"; }
 
-# the binary and the option ROMs it built; the BIOS comes from seabios
+# the binary and any ROMs of the source; the prebuilt BIOS and option ROMs
+# come from Debian's seabios and qemu-system-data packages (see run)
 rm -rf "$out" "$out.tmp"
 mkdir -p "$out.tmp/pc-bios"
 cp "$build/qemu-system-x86_64" "$out.tmp/"

@@ -16,9 +16,11 @@ static __u64 sum(const __u64 *v, int n)
 /* A generation wholly inside one bin lands there. */
 static const char *generation_inside_one_bin_lands_there(void)
 {
-	__u64 bins[WSR_MAX_BINS] = {0}, bound[] = {100, 200, 300};
+	struct wsr_hist h = {0};
+	__u64 *bins = h.anon;
+	struct wsr_bounds b = { .j = {100, 200, 300}, .n = 3 };
 
-	wsr_bin_span(bins, bound, 3, 120, 180, 1000);
+	wsr_bin_span(&h, 0, &b, 120, 180, 1000);
 	CHECK(bins[1] == 1000, "bin 1 = %llu, expected 1000", bins[1]);
 	CHECK(sum(bins, 4) == 1000, "total %llu", sum(bins, 4));
 	return NULL;
@@ -27,10 +29,12 @@ static const char *generation_inside_one_bin_lands_there(void)
 /* A generation across a boundary is split in proportion to the overlap. */
 static const char *generation_across_boundary_splits_proportionally(void)
 {
-	__u64 bins[WSR_MAX_BINS] = {0}, bound[] = {100, 200, 300};
+	struct wsr_hist h = {0};
+	__u64 *bins = h.anon;
+	struct wsr_bounds b = { .j = {100, 200, 300}, .n = 3 };
 
 	/* ages 50..250: 50 in bin 0, 100 in bin 1, 50 in bin 2 */
-	wsr_bin_span(bins, bound, 3, 50, 250, 400);
+	wsr_bin_span(&h, 0, &b, 50, 250, 400);
 	CHECK(bins[0] == 100 && bins[1] == 200 && bins[2] == 100,
 	      "bins %llu/%llu/%llu, expected 100/200/100", bins[0], bins[1], bins[2]);
 	return NULL;
@@ -43,9 +47,11 @@ static const char *generation_across_boundary_splits_proportionally(void)
  */
 static const char *few_pages_over_long_span_are_not_truncated(void)
 {
-	__u64 bins[WSR_MAX_BINS] = {0}, bound[] = {300, 2000, 3000};
+	struct wsr_hist h = {0};
+	__u64 *bins = h.anon;
+	struct wsr_bounds b = { .j = {300, 2000, 3000}, .n = 3 };
 
-	wsr_bin_span(bins, bound, 3, 0, 1000, 10);
+	wsr_bin_span(&h, 0, &b, 0, 1000, 10);
 	CHECK(bins[0] == 3, "bin 0 = %llu, expected 3", bins[0]);
 	CHECK(bins[1] == 7, "bin 1 = %llu, expected 7", bins[1]);
 	return NULL;
@@ -54,12 +60,14 @@ static const char *few_pages_over_long_span_are_not_truncated(void)
 /* Rounding never loses or invents a page. */
 static const char *rounding_keeps_every_page(void)
 {
-	__u64 bins[WSR_MAX_BINS] = {0}, bound[] = {7, 13, 29, 31};
+	struct wsr_hist h = {0};
+	__u64 *bins = h.anon;
+	struct wsr_bounds b = { .j = {7, 13, 29, 31}, .n = 4 };
 	__u64 total = 0, young, pages;
 
 	for (young = 0; young < 40; young += 3)
 		for (pages = 1; pages < 50; pages += 7) {
-			wsr_bin_span(bins, bound, 4, young, young + 17, pages);
+			wsr_bin_span(&h, 0, &b, young, young + 17, pages);
 			total += pages;
 		}
 	CHECK(sum(bins, 5) == total, "binned %llu of %llu pages", sum(bins, 5), total);
@@ -69,9 +77,11 @@ static const char *rounding_keeps_every_page(void)
 /* Ages at or past the last bound go to the catch-all bin. */
 static const char *old_pages_go_to_catch_all_bin(void)
 {
-	__u64 bins[WSR_MAX_BINS] = {0}, bound[] = {10, 20, 30};
+	struct wsr_hist h = {0};
+	__u64 *bins = h.anon;
+	struct wsr_bounds b = { .j = {10, 20, 30}, .n = 3 };
 
-	wsr_bin_span(bins, bound, 3, 30, 5000, 77);
+	wsr_bin_span(&h, 0, &b, 30, 5000, 77);
 	CHECK(bins[3] == 77, "catch-all = %llu, expected 77", bins[3]);
 	return NULL;
 }
@@ -79,9 +89,11 @@ static const char *old_pages_go_to_catch_all_bin(void)
 /* With no intervals set, everything is in the single catch-all bin. */
 static const char *no_intervals_means_one_bin(void)
 {
-	__u64 bins[WSR_MAX_BINS] = {0};
+	struct wsr_hist h = {0};
+	__u64 *bins = h.anon;
+	struct wsr_bounds b = { .n = 0 };
 
-	wsr_bin_span(bins, NULL, 0, 0, 100, 5);
+	wsr_bin_span(&h, 0, &b, 0, 100, 5);
 	CHECK(bins[0] == 5 && sum(bins, WSR_MAX_BINS) == 5, "bin 0 = %llu", bins[0]);
 	return NULL;
 }
@@ -89,9 +101,11 @@ static const char *no_intervals_means_one_bin(void)
 /* A zero-length generation goes where its single age belongs. */
 static const char *zero_length_generation_goes_to_its_age(void)
 {
-	__u64 bins[WSR_MAX_BINS] = {0}, bound[] = {10, 20, 30};
+	struct wsr_hist h = {0};
+	__u64 *bins = h.anon;
+	struct wsr_bounds b = { .j = {10, 20, 30}, .n = 3 };
 
-	wsr_bin_span(bins, bound, 3, 20, 20, 9);	/* age 20 is not < 20 */
+	wsr_bin_span(&h, 0, &b, 20, 20, 9);	/* age 20 is not < 20 */
 	CHECK(bins[2] == 9, "bin 2 = %llu, expected 9", bins[2]);
 	return NULL;
 }
@@ -99,10 +113,12 @@ static const char *zero_length_generation_goes_to_its_age(void)
 /* Huge spans and page counts do not overflow the multiplication. */
 static const char *huge_span_does_not_overflow(void)
 {
-	__u64 bins[WSR_MAX_BINS] = {0}, bound[] = {1ULL << 40, 1ULL << 41, 1ULL << 42};
+	struct wsr_hist h = {0};
+	__u64 *bins = h.anon;
+	struct wsr_bounds b = { .j = {1ULL << 40, 1ULL << 41, 1ULL << 42}, .n = 3 };
 	__u64 pages = 1ULL << 31;
 
-	wsr_bin_span(bins, bound, 3, 0, 1ULL << 42, pages);
+	wsr_bin_span(&h, 0, &b, 0, 1ULL << 42, pages);
 	CHECK(sum(bins, 4) == pages, "total %llu", sum(bins, 4));
 	CHECK(bins[0] == pages / 4 && bins[1] == pages / 4 && bins[2] == pages / 2,
 	      "bins %llu/%llu/%llu", bins[0], bins[1], bins[2]);
@@ -120,8 +136,9 @@ static const char *generations_map_to_their_ages(void)
 		.max_seq = 13, .min_seq = {10, 11},
 		.birth = {[10 % 4] = 0, [11 % 4] = 1000, [12 % 4] = 2000, [13 % 4] = 2500},
 	};
-	__u64 anon[WSR_MAX_BINS] = {0}, file[WSR_MAX_BINS] = {0};
-	__u64 bound[] = {500, 1000, 2000};
+	struct wsr_bounds b = { .j = {500, 1000, 2000}, .n = 3 };
+	struct wsr_hist h = {0};
+	__u64 *anon = h.anon, *file = h.file;
 
 	g.pages[13 % 4][0] = 10;	/* youngest: bin 0 */
 	g.pages[12 % 4][0] = 20;	/* bin 1 */
@@ -129,11 +146,27 @@ static const char *generations_map_to_their_ages(void)
 	g.pages[10 % 4][0] = 40;	/* catch-all */
 	g.pages[10 % 4][1] = 99;	/* below file min_seq: empty by definition */
 	g.pages[13 % 4][1] = 5;
-	wsr_bin_gens(&g, 3000, bound, 3, anon, file);
+	wsr_bin_gens(&g, 3000, &b, 0, &h);
 	CHECK(anon[0] == 10 && anon[1] == 20 && anon[2] == 30 && anon[3] == 40,
 	      "anon %llu/%llu/%llu/%llu", anon[0], anon[1], anon[2], anon[3]);
 	CHECK(file[0] == 5 && sum(file, 4) == 5, "file bin 0 = %llu, total %llu",
 	      file[0], sum(file, 4));
+	return NULL;
+}
+
+/* Skipping the youngest generation (reaccess counting) leaves it out. */
+static const char *skip_leaves_out_youngest(void)
+{
+	struct wsr_gens g = { .max_seq = 5, .min_seq = {4, 4},
+			      .birth = {[4 % 4] = 0, [5 % 4] = 100} };
+	struct wsr_bounds b = { .j = {50, 500, 5000}, .n = 3 };
+	struct wsr_hist h = {0};
+
+	g.pages[5 % 4][0] = 7;
+	g.pages[4 % 4][0] = 11;
+	wsr_bin_gens(&g, 200, &b, 1, &h);
+	CHECK(sum(h.anon, 4) == 11 && h.anon[1] == 11, "anon bin 1 = %llu, total %llu",
+	      h.anon[1], sum(h.anon, 4));
 	return NULL;
 }
 
@@ -157,6 +190,7 @@ static const struct unit_test tests[] = {
 	{ "zero_length_generation_goes_to_its_age", zero_length_generation_goes_to_its_age },
 	{ "huge_span_does_not_overflow", huge_span_does_not_overflow },
 	{ "generations_map_to_their_ages", generations_map_to_their_ages },
+	{ "skip_leaves_out_youngest", skip_leaves_out_youngest },
 	{ "ms_to_jiffies_rounds_up_and_saturates", ms_to_jiffies_rounds_up_and_saturates },
 };
 
