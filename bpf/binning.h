@@ -36,6 +36,9 @@ struct wsr_gens {
 	__u64 min_seq[2];		/* anon, file */
 	__u64 birth[WSR_NR_GENS];	/* indexed by seq % WSR_NR_GENS */
 	__u64 pages[WSR_NR_GENS][2];	/* [gen][anon/file], already >= 0 */
+	__u64 now;			/* jiffies when read */
+	__u32 skip;			/* leave out the @skip youngest */
+	__u32 pad;
 };
 
 /* ms to jiffies, rounding up like msecs_to_jiffies(), saturating */
@@ -80,23 +83,36 @@ static __always_inline __u64 wsr_bound(const struct wsr_bounds *b, __u64 i)
 	} while (0)
 #endif
 
-/* one generation (or any span of ages) being split into bins */
+/*
+ * The running state of a span being split into bins.  Scalars only, so
+ * that BPF can keep it in map memory: the 6.1 verifier checks a bpf_loop()
+ * callback once, with the state the caller's stack had at the call, and
+ * would prune branches of the callback as dead if that state were known
+ * constants there (fixed in Linux 6.7).  Map memory is always unknown.
+ */
 struct wsr_span {
-	struct wsr_hist *h;
-	const struct wsr_bounds *b;
 	__u64 young, old, pages, span, left;
 	__u32 type;		/* 0: anon, 1: file */
 	__u32 sh, last;
+	__u32 active;		/* the generation still has bins to fill */
 };
 
-/* add @n pages to bin @i of the span's type */
-static __always_inline void wsr_span_add(struct wsr_span *s, __u64 i, __u64 n)
+/* what a binning works on: pointers only, never changed while it runs */
+struct wsr_binning {
+	const struct wsr_gens *g;
+	const struct wsr_bounds *b;
+	struct wsr_hist *h;
+	struct wsr_span *s;
+};
+
+/* add @n pages to bin @i of type @type */
+static __always_inline void wsr_hist_add(struct wsr_hist *h, __u32 type, __u64 i, __u64 n)
 {
 	/* constant offsets only: what the BPF verifier can bound */
-	if (s->type)
-		s->h->file[i & (WSR_MAX_BINS - 1)] += n;
+	if (type)
+		h->file[i & (WSR_MAX_BINS - 1)] += n;
 	else
-		s->h->anon[i & (WSR_MAX_BINS - 1)] += n;
+		h->anon[i & (WSR_MAX_BINS - 1)] += n;
 }
 
 /* shift that brings @v below 2^32, so that pages * overlap fits 64 bits */
@@ -128,9 +144,10 @@ static __always_inline __u32 wsr_shift_32(__u64 v)
 	return sh + (__u32)t;
 }
 
-static __always_inline void wsr_span_start(struct wsr_span *s, __u64 young, __u64 old,
-					   __u64 pages)
+static __always_inline void wsr_span_start(struct wsr_span *s, __u32 type, __u64 young,
+					   __u64 old, __u64 pages)
 {
+	s->type = type;
 	s->young = young;
 	s->old = old;
 	s->pages = pages;
@@ -138,25 +155,27 @@ static __always_inline void wsr_span_start(struct wsr_span *s, __u64 young, __u6
 	s->left = pages;
 	s->sh = wsr_shift_32(old - young);
 	s->last = 0;
+	s->active = 1;
 }
 
 /*
  * Bin @i of a span: its share of the pages.  Returns 1 when the span is
  * done; the caller then gives the rounding remainder to the last bin.
  */
-static __always_inline int wsr_span_bin(struct wsr_span *s, __u64 i)
+static __always_inline int wsr_span_bin(struct wsr_span *s, const struct wsr_bounds *b,
+					struct wsr_hist *h, __u64 i)
 {
 	__u64 b_lo, b_hi, from, to, share;
 
-	if (i > s->b->n)
+	if (i > b->n)
 		return 1;
-	b_lo = i ? wsr_bound(s->b, i - 1) : 0;
-	b_hi = wsr_bound(s->b, i);
+	b_lo = i ? wsr_bound(b, i - 1) : 0;
+	b_hi = wsr_bound(b, i);
 	if (s->span == 0) {
 		/* a zero-length generation: all its pages at one age */
 		if (s->young >= b_hi)
 			return 0;
-		wsr_span_add(s, i, s->pages);
+		wsr_hist_add(h, s->type, i, s->pages);
 		s->left = 0;
 		return 1;
 	}
@@ -165,16 +184,17 @@ static __always_inline int wsr_span_bin(struct wsr_span *s, __u64 i)
 	if (to <= from)
 		return 0;
 	share = s->pages * ((to - from) >> s->sh) / (s->span >> s->sh);
-	wsr_span_add(s, i, share);
+	wsr_hist_add(h, s->type, i, share);
 	s->left -= share;
 	s->last = i;
 	return 0;
 }
 
-static __always_inline void wsr_span_finish(struct wsr_span *s)
+static __always_inline void wsr_span_finish(struct wsr_span *s, struct wsr_hist *h)
 {
-	wsr_span_add(s, s->last, s->left);
+	wsr_hist_add(h, s->type, s->last, s->left);
 	s->left = 0;
+	s->active = 0;
 }
 
 /*
@@ -186,14 +206,14 @@ static __always_inline void wsr_bin_span(struct wsr_hist *h, __u32 type,
 					 const struct wsr_bounds *b,
 					 __u64 young, __u64 old, __u64 pages)
 {
-	struct wsr_span s = { .h = h, .b = b, .type = type };
+	struct wsr_span s;
 	__u32 i;
 
-	wsr_span_start(&s, young, old, pages);
+	wsr_span_start(&s, type, young, old, pages);
 	for (i = 0; i < WSR_MAX_BINS; i++)
-		if (wsr_span_bin(&s, i))
+		if (wsr_span_bin(&s, b, h, i))
 			break;
-	wsr_span_finish(&s);
+	wsr_span_finish(&s, h);
 }
 
 /* idle-age edges of generation @seq at @now: [*young, *old] */
@@ -212,53 +232,41 @@ static __always_inline void wsr_gen_span(const struct wsr_gens *g, __u64 seq,
 	*old = now - birth;
 }
 
-/* state of wsr_bin_gens(): which generation, and its span */
-struct wsr_binning {
-	const struct wsr_gens *g;
-	__u64 now;
-	__u32 skip;
-	__u32 active;		/* the current generation still has bins to fill */
-	struct wsr_span s;
-};
-
 /*
  * Step @idx of wsr_bin_gens(): type (idx / 64), generation max_seq -
  * (idx / 16 % 4), bin (idx % 16).
  */
 static long wsr_bin_step(__u32 idx, void *ctx)
 {
-	struct wsr_binning *c = ctx;
+	const struct wsr_binning *c = ctx;
 	const struct wsr_gens *g = c->g;
+	struct wsr_span *s = c->s;
 	__u64 type = idx >> 6 & 1, k = idx >> 4 & 3, bin = idx & 15, young, old;
 	__u64 seq = g->max_seq - k;
 
 	if (bin == 0) {
 		/* generations below min_seq[type] are empty */
-		c->active = k >= c->skip && k <= g->max_seq && seq >= g->min_seq[type];
-		if (!c->active)
+		s->active = 0;
+		if (k < g->skip || k > g->max_seq || seq < g->min_seq[type])
 			return 0;
-		wsr_gen_span(g, seq, c->now, &young, &old);
-		c->s.type = type;
-		wsr_span_start(&c->s, young, old, g->pages[seq % WSR_NR_GENS][type]);
+		wsr_gen_span(g, seq, g->now, &young, &old);
+		wsr_span_start(s, type, young, old, g->pages[seq % WSR_NR_GENS][type]);
 	}
-	if (!c->active)
+	if (!s->active)
 		return 0;
-	if (wsr_span_bin(&c->s, bin) || bin == WSR_MAX_BINS - 1) {
-		wsr_span_finish(&c->s);
-		c->active = 0;
-	}
+	if (wsr_span_bin(s, c->b, c->h, bin) || bin == WSR_MAX_BINS - 1)
+		wsr_span_finish(s, c->h);
 	return 0;
 }
 
 /*
- * Add a lruvec's generations from max_seq - @skip down to min_seq into
- * @h (@skip = 1 leaves out the youngest, as reaccess counting does).
+ * Add a lruvec's generations, from max_seq - g->skip down to min_seq, at
+ * their ages at g->now into @h.  @s is scratch space (struct wsr_span).
  */
-static __always_inline void wsr_bin_gens(const struct wsr_gens *g, __u64 now,
-					 const struct wsr_bounds *b, __u32 skip,
-					 struct wsr_hist *h)
+static __always_inline void wsr_bin_gens(const struct wsr_gens *g, const struct wsr_bounds *b,
+					 struct wsr_hist *h, struct wsr_span *s)
 {
-	struct wsr_binning c = { .g = g, .now = now, .skip = skip, .s = { .h = h, .b = b } };
+	struct wsr_binning c = { .g = g, .b = b, .h = h, .s = s };
 
 	WSR_LOOP(2 * WSR_NR_GENS * WSR_MAX_BINS, wsr_bin_step, &c);
 }

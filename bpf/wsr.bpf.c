@@ -99,6 +99,7 @@ struct scratch {
 	struct wsr_lruvec lv;
 	struct wsr_hist delta;
 	struct wsr_bounds bounds;
+	struct wsr_span span;
 };
 
 struct {
@@ -222,12 +223,12 @@ static __always_inline void load_bounds(const struct wsr_config *cfg, bool reacc
  * A global function: the verifier checks it once on its own instead of
  * at every call site, which keeps loading fast even under emulation.
  */
-__noinline int bin_gens(const struct wsr_gens *g, __u64 now, const struct wsr_bounds *b,
-			__u32 skip, struct wsr_hist *h)
+__noinline int bin_gens(const struct wsr_gens *g, const struct wsr_bounds *b,
+			struct wsr_hist *h, struct wsr_span *span)
 {
-	if (!g || !b || !h)
+	if (!g || !b || !h || !span)
 		return 0;
-	wsr_bin_gens(g, now, b, skip, h);
+	wsr_bin_gens(g, b, h, span);
 	return 0;
 }
 
@@ -261,7 +262,9 @@ static __noinline int add_lruvec(struct lruvec *lruvec, const struct wsr_config 
 	s->bounds.n = 0;
 	if (cfg)
 		load_bounds(cfg, false, s);
-	return bin_gens(&s->gens, bpf_jiffies64(), &s->bounds, 0, h);
+	s->gens.now = bpf_jiffies64();
+	s->gens.skip = 0;
+	return bin_gens(&s->gens, &s->bounds, h, &s->span);
 }
 
 /* ---- reports on reclaim ------------------------------------------------ */
@@ -430,7 +433,9 @@ static __noinline int bin_reaccess(__u64 root, __u32 node, struct scratch *s)
 	load_bounds(cfg, true, s);
 	init_hist(&s->delta, cfg, true);
 	/* max_seq is where reaccessed pages go: count the others */
-	bin_gens(&s->gens, bpf_jiffies64(), &s->bounds, 1, &s->delta);
+	s->gens.now = bpf_jiffies64();
+	s->gens.skip = 1;
+	bin_gens(&s->gens, &s->bounds, &s->delta, &s->span);
 	for (i = 0; i < WSR_MAX_BINS; i++) {
 		if (s->delta.anon[i])
 			__sync_fetch_and_add(&h->anon[i], s->delta.anon[i]);

@@ -216,12 +216,18 @@ static int age_subtree(const struct memcg *m, __u64 nodes)
 		return -1;
 	}
 	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "memcg %lu %4095s", &s.id, path) >= 1) {
+		unsigned long id;
+		int node;
+
+		/* a memcg or node line ends the previous node's generations */
+		if (sscanf(line, "memcg %lu %4095s", &id, path) == 2) {
 			lru_gen_scan_flush(&s);
+			s.id = id;
 			s.node = -1;
 			s.in_subtree = in_subtree(path, m->rel);
-		} else if (sscanf(line, " node %d", &s.node) == 1) {
+		} else if (sscanf(line, " node %d", &node) == 1) {
 			lru_gen_scan_flush(&s);
+			s.node = node;
 		} else if (sscanf(line, " %llu", &seq) == 1) {
 			s.max_seq = seq;	/* the last one listed is max_seq */
 			s.have_seq = true;

@@ -15,12 +15,16 @@ if [ "$type" = file ]; then
 else
 	start_workload --hot 32 --cold 96 --node 1 --cgroup "$cg" >/dev/null
 fi
-sleep 1
+# the cold generation spans from the workload's start to the first aging:
+# make it long next to the few ms that pass between the reads below
+sleep 4
 lru_gen_age "$cg" 1
 sleep 3
 lru_gen_age "$cg" 1
 lru_gen_gens "$cg" 1 >/tmp/gens
-edge=$(tail -n 2 /tmp/gens | head -n 1 | awk '{ print $2 + 100 }')
+# the hot/cold edge: birth age of generation max_seq - 1, plus the time
+# the next read takes
+edge=$(tail -n 2 /tmp/gens | head -n 1 | awk '{ print $2 + 50 }')
 info "generations (seq age_ms anon file):"; sed 's/^/    /' /tmp/gens
 expect_ok wsr set --memcg "/est-$type" intervals_ms "N1=$edge,$((edge + 1000)),$((edge + 2000))"
 wsr show --memcg "/est-$type" --node 1 --no-refresh >/tmp/h1 || fail "wsr show failed"

@@ -196,6 +196,12 @@ static void bind_node(void *addr, size_t len, unsigned int node)
 	if (syscall(SYS_mbind, addr, len, MPOL_BIND, mask, MAX_NODES + 1,
 		    MPOL_MF_STRICT | MPOL_MF_MOVE))
 		fail(1, "cannot bind memory to NUMA node %u", node);
+	/*
+	 * Page-cache pages of a shared file mapping follow the task's policy,
+	 * not the mapping's: bind the task too.
+	 */
+	if (syscall(SYS_set_mempolicy, MPOL_BIND, mask, MAX_NODES + 1))
+		fail(1, "cannot bind the task to NUMA node %u", node);
 }
 
 /* A write per page faults it in, then keeps it accessed (and dirty). */
