@@ -173,17 +173,28 @@ struct lru_gen_scan {
 	int node;		/* current node, -1 before the first */
 	unsigned long long max_seq;
 	bool have_seq;
-	char cmds[256][48];	/* "+ memcg node max_seq can_swap force_scan" */
-	int nr;
+	int fd;			/* lru_gen opened for writing */
+	int err;
 };
 
-/* queue the aging of the lruvec whose generations were just read */
+/* age the lruvec whose generations were just read, if it is one of ours */
 static void lru_gen_scan_flush(struct lru_gen_scan *s)
 {
+	char cmd[64];
+	int n;
+
 	if (s->in_subtree && s->have_seq && s->node >= 0 && s->node < 64 &&
-	    (s->nodes >> s->node & 1) && s->nr < 256)
-		snprintf(s->cmds[s->nr++], sizeof(s->cmds[0]), "+ %lu %d %llu 1 1\n",
-			 s->id, s->node, s->max_seq);
+	    (s->nodes >> s->node & 1)) {
+		/* "+ memcg node max_seq can_swap force_scan" */
+		n = snprintf(cmd, sizeof(cmd), "+ %lu %d %llu 1 1\n", s->id, s->node,
+			     s->max_seq);
+		/* a memcg removed, or aged by someone else, in between is fine */
+		if (write(s->fd, cmd, n) < 0 && errno != ENOENT && errno != EINVAL &&
+		    !s->err) {
+			err_msg("aging failed: %.*s: %s", n - 1, cmd, strerror(errno));
+			s->err = -1;
+		}
+	}
 	s->have_seq = false;
 }
 
@@ -197,22 +208,23 @@ static bool in_subtree(const char *path, const char *root)
 
 /*
  * Age the lruvecs of @m's subtree on the nodes in @nodes (a bitmask), as
- * the seed's wss_refresh() does before a report: one "+ memcg node max_seq
- * 1 1" command per lruvec, with max_seq read from the same file.
+ * the seed's wss_refresh() does before a report, through MGLRU's debugfs
+ * interface: each lruvec's max_seq is read from the file, then aged.
  */
 static int age_subtree(const struct memcg *m, __u64 nodes)
 {
-	static struct lru_gen_scan s;
+	struct lru_gen_scan s = { .m = m, .nodes = nodes, .node = -1 };
 	char line[PATH_MAX + 64], path[PATH_MAX];
 	unsigned long long seq;
-	int i, fd, err = 0;
 	FILE *f;
 
-	s = (struct lru_gen_scan){ .m = m, .nodes = nodes, .node = -1 };
 	f = fopen(LRU_GEN_DEBUGFS, "r");
-	if (!f) {
-		err_msg("cannot read %s: %s (needs debugfs and CONFIG_LRU_GEN)",
+	s.fd = open(LRU_GEN_DEBUGFS, O_WRONLY);
+	if (!f || s.fd < 0) {
+		err_msg("cannot open %s: %s (needs debugfs and CONFIG_LRU_GEN)",
 			LRU_GEN_DEBUGFS, strerror(errno));
+		if (f)
+			fclose(f);
 		return -1;
 	}
 	while (fgets(line, sizeof(line), f)) {
@@ -235,21 +247,8 @@ static int age_subtree(const struct memcg *m, __u64 nodes)
 	}
 	lru_gen_scan_flush(&s);
 	fclose(f);
-	fd = open(LRU_GEN_DEBUGFS, O_WRONLY);
-	if (fd < 0) {
-		err_msg("cannot write %s: %s", LRU_GEN_DEBUGFS, strerror(errno));
-		return -1;
-	}
-	for (i = 0; i < s.nr; i++) {
-		/* a memcg removed in between is not an error */
-		if (write(fd, s.cmds[i], strlen(s.cmds[i])) < 0 && errno != ENOENT &&
-		    errno != EINVAL && !err) {
-			err_msg("aging failed: %s: %s", s.cmds[i], strerror(errno));
-			err = -1;
-		}
-	}
-	close(fd);
-	return err;
+	close(s.fd);
+	return s.err;
 }
 
 /* ---- histograms ---------------------------------------------------------------- */

@@ -17,7 +17,7 @@ expect() {
 	rc=$?
 	if [ "$rc" != "$want" ]; then
 		echo "FAIL $name: exit status $rc, expected $want ($(tail -n 1 "$out"))"
-	elif ! grep -aq -- "$msg" "$out" "$(grep -ao '/[^ ]*console-[^ )]*\.log' "$out" | head -n 1)" 2>/dev/null; then
+	elif [ -n "$msg" ] && ! grep -aq -- "$msg" "$out"; then
 		echo "FAIL $name: output lacks '$msg'"
 	else
 		echo "PASS $name"

@@ -1,6 +1,6 @@
 # Without the wsr binary: "cat /sys/fs/bpf/wsr/histogram" prints every
 # node's histogram in the seed's format, covering every memcg (its totals
-# match lru_gen's within 5%), and bpftool dumps the pinned maps with
+# match lru_gen's), and bpftool dumps the pinned maps with
 # their field names.  The CLI prints the knobs as the seed's files do.
 . "$(dirname "$0")/lib.sh"
 wsr_start
@@ -15,7 +15,10 @@ for n in 0 1; do
 	mine=$(( $(hist_sum /tmp/node$n anon 1 4) + $(hist_sum /tmp/node$n file 1 4) ))
 	truth=$(awk -v n=$n '$1 == "node" { on = ($2 == n); next } on && NF == 4 { s += $3 + $4 }
 		END { print s + 0 }' /sys/kernel/debug/lru_gen)
-	within_pct "$mine" "$truth" 5 || fail "node $n: histogram has $mine pages, lru_gen $truth"
+	# pages come and go between the two reads: 5%, and 64 pages for a
+	# node that holds almost nothing
+	d=$((mine > truth ? mine - truth : truth - mine))
+	[ "$d" -le $((truth / 20 + 64)) ] || fail "node $n: histogram has $mine pages, lru_gen $truth"
 done
 expect_ok wsr set --memcg / report_ms N1=250
 [ "$(wsr get report_ms)" = "N0=0 N1=250" ] || fail "get report_ms printed '$(wsr get report_ms)'"
