@@ -186,8 +186,16 @@ static __noinline int track_lruvec(struct mem_cgroup *memcg, struct lruvec *lruv
 {
 	struct cgroup *cgrp = BPF_CORE_READ(memcg, css.cgroup);
 	struct wsr_key key = { .node = node };
+	struct wsr_lruvec *known;
 	__u32 level, i;
 
+	/* seen before: ancestry does not change, skip the walk and the update */
+	key.cgroup_id = cgrp ? BPF_CORE_READ(cgrp, kn, id) : WSR_ROOT_CGROUP;
+	known = bpf_map_lookup_elem(&lruvecs, &key);
+	if (known && known->lruvec == (__u64)lruvec) {
+		*out = *known;
+		return 0;
+	}
 	__builtin_memset(out, 0, sizeof(*out));
 	level = cgrp ? BPF_CORE_READ(cgrp, level) : 0;
 	if (level > WSR_MAX_DEPTH)
@@ -200,7 +208,6 @@ static __noinline int track_lruvec(struct mem_cgroup *memcg, struct lruvec *lruv
 
 		out->ancestors[i] = BPF_CORE_READ(anc, kn, id);
 	}
-	key.cgroup_id = out->ancestors[level & WSR_MAX_DEPTH];
 	bpf_map_update_elem(&lruvecs, &key, out, BPF_ANY);
 	return 0;
 }
