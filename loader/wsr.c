@@ -524,16 +524,10 @@ bad:
 	return -1;
 }
 
-/* ---- commands -------------------------------------------------------------------- */
-
-static int cmd_show(int argc, char **argv, bool reaccess)
+/* options only, no arguments: 0, or the exit status for bad usage */
+static int parse_options_only(int argc, char **argv, struct cli *c)
 {
-	struct wsr_report reps[WSR_MAX_NODES] = {};
-	__u32 nr_nodes = possible_nodes(), n;
-	struct memcg m;
-	struct pins p;
-	struct cli c = {};
-	int i = parse_cli(argc, argv, &c);
+	int i = parse_cli(argc, argv, c);
 
 	if (i < 0)
 		return 2;
@@ -541,24 +535,48 @@ static int cmd_show(int argc, char **argv, bool reaccess)
 		err_msg("unexpected argument '%s'", argv[i]);
 		return 2;
 	}
+	return 0;
+}
+
+/* ---- commands -------------------------------------------------------------------- */
+
+/* reaccess histograms; bins of the configuration while nothing is counted */
+static void read_reaccess(const struct pins *p, const struct memcg *m, __u32 nr_nodes,
+			  struct wsr_report *reps)
+{
+	struct wsr_config cfg;
+	__u32 n, i;
+
+	for (n = 0; n < nr_nodes; n++) {
+		struct wsr_key key = { .cgroup_id = m->id, .node = n };
+
+		if (!bpf_map_lookup_elem(p->reaccess, &key, &reps[n].hist))
+			continue;
+		get_config(p, m->id, n, &cfg);
+		reps[n].hist.nr_bins = cfg.reaccess_nr_intervals + 1;
+		for (i = 0; i < WSR_MAX_BINS; i++)
+			reps[n].hist.bound_ms[i] = i < cfg.reaccess_nr_intervals ?
+				cfg.reaccess_intervals_ms[i] : WSR_BIN_INF;
+	}
+}
+
+static int cmd_show(int argc, char **argv, bool reaccess)
+{
+	struct wsr_report reps[WSR_MAX_NODES] = {};
+	__u32 nr_nodes = possible_nodes();
+	struct memcg m;
+	struct pins p;
+	struct cli c = {};
+	int err = parse_options_only(argc, argv, &c);
+
+	if (err)
+		return err;
 	if (resolve_memcg(c.memcg, &m) || open_pins(&p))
 		return 1;
-	if (!reaccess)
-		return read_reports(&p, &m, nr_nodes, !c.no_refresh, reps) ? 1 :
-		       (print_hists(&m, reps, nr_nodes, c.node, c.json), 0);
-	for (n = 0; n < nr_nodes; n++) {
-		struct wsr_key key = { .cgroup_id = m.id, .node = n };
-		struct wsr_config cfg;
-
-		if (bpf_map_lookup_elem(p.reaccess, &key, &reps[n].hist)) {
-			/* nothing counted yet: empty bins of the configuration */
-			get_config(&p, m.id, n, &cfg);
-			reps[n].hist.nr_bins = cfg.reaccess_nr_intervals + 1;
-			for (i = 0; i < WSR_MAX_BINS; i++)
-				reps[n].hist.bound_ms[i] = i < (int)cfg.reaccess_nr_intervals ?
-					cfg.reaccess_intervals_ms[i] : WSR_BIN_INF;
-		}
-	}
+	if (reaccess)
+		read_reaccess(&p, &m, nr_nodes, reps);
+	else if (read_reports(&p, &m, nr_nodes, !c.no_refresh, reps))
+		return 1;
 	print_hists(&m, reps, nr_nodes, c.node, c.json);
 	return 0;
 }
@@ -719,14 +737,10 @@ static int cmd_watch(int argc, char **argv)
 	struct memcg m;
 	struct pins p;
 	struct cli c = {};
-	int i = parse_cli(argc, argv, &c), slot, fd, err = 0;
+	int slot, fd, err = parse_options_only(argc, argv, &c);
 
-	if (i < 0)
-		return 2;
-	if (i != argc) {
-		err_msg("unexpected argument '%s'", argv[i]);
-		return 2;
-	}
+	if (err)
+		return err;
 	if (resolve_memcg(c.memcg, &m) || open_pins(&p))
 		return 1;
 	slot = claim_watch_slot(&p);
@@ -888,14 +902,10 @@ static int discover(void)
 static int cmd_daemon(int argc, char **argv)
 {
 	struct cli c = {};
-	int i = parse_cli(argc, argv, &c);
+	int err = parse_options_only(argc, argv, &c);
 
-	if (i < 0)
-		return 2;
-	if (i != argc) {
-		err_msg("unexpected argument '%s'", argv[i]);
-		return 2;
-	}
+	if (err)
+		return err;
 	/* reclaim must not page us out while we watch memory pressure */
 	if (mlockall(MCL_CURRENT | MCL_FUTURE))
 		err_msg("warning: mlockall failed: %s", strerror(errno));
