@@ -51,6 +51,8 @@ apply_patches() {
 	local dir=$1 p
 	shift
 	for p in "$@"; do
+		# a series' cover letter carries no diff
+		case "$p" in */0000-cover-letter.patch) continue ;; esac
 		[ -e "$p" ] || continue
 		git -C "$dir" apply --whitespace=nowarn "$p" ||
 			die "patch ${p##*/} does not apply to $dir"
