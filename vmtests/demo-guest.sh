@@ -15,13 +15,16 @@ mkdir -p /sys/fs/cgroup/demo
 wsr-workload --hot 32 --cold 128 --node 1 --cgroup /sys/fs/cgroup/demo --ready /tmp/ready >/dev/null &
 while [ ! -e /tmp/ready ]; do sleep 0.2; done
 
-step "bins: 1 s, 2 s, 5 s, 10 s (+ catch-all); refresh_ms 0: every read ages first"
+step "bins: 1 s, 2 s, 5 s, 10 s (+ catch-all); /demo ages on reads more than 1 s apart"
+# MGLRU keeps 4 generations: each aging folds the oldest, so ages are
+# resolved up to about 3 aging periods; node-level reads do not age here
 wsr set intervals_ms 1000,2000,5000,10000
+wsr set refresh_ms 600000
 wsr set --memcg /demo intervals_ms N1=1000,2000,5000,10000
-wsr set --memcg /demo refresh_ms 0
+wsr set --memcg /demo refresh_ms 1000
 wsr get --memcg /demo intervals_ms
 
-for t in 1 2 3; do
+for t in 1 2 3 4; do
 	sleep 2
 	step "memcg /demo after $((t * 2)) s (wsr show --memcg /demo)"
 	wsr show --memcg /demo
