@@ -119,27 +119,14 @@ static __always_inline void wsr_hist_add(struct wsr_hist *h, __u32 type, __u64 i
 static __always_inline __u32 wsr_shift_32(__u64 v)
 {
 	__u64 t = v >> 32;
-	__u32 sh = 0;
+	__u32 sh = 0, step;
 
-	if (t >> 16) {
-		sh += 16;
-		t >>= 16;
-	}
-	if (t >> 8) {
-		sh += 8;
-		t >>= 8;
-	}
-	if (t >> 4) {
-		sh += 4;
-		t >>= 4;
-	}
-	if (t >> 2) {
-		sh += 2;
-		t >>= 2;
-	}
-	if (t >> 1) {
-		sh += 1;
-		t >>= 1;
+	/* bit length of v >> 32, by halving steps */
+	for (step = 16; step; step >>= 1) {
+		if (t >> step) {
+			sh += step;
+			t >>= step;
+		}
 	}
 	return sh + (__u32)t;
 }

@@ -899,6 +899,26 @@ static int discover(void)
 	return 0;
 }
 
+/*
+ * With MGLRU's non-leaf young capability, the first node's page-table walk
+ * clears PMD accessed bits that the walks of other nodes need, so a memcg
+ * aged on several nodes back to back sees its hot pages as idle.  We only
+ * advise: the capability is the administrator's to change.
+ */
+static void check_nonleaf_young(void)
+{
+	unsigned int caps = 0;
+	FILE *f = fopen("/sys/kernel/mm/lru_gen/enabled", "r");
+
+	if (!f)
+		return;
+	if (fscanf(f, "%x", &caps) == 1 && (caps & 0x4) && possible_nodes() > 1)
+		err_msg("warning: MGLRU non-leaf young (0x0004) is on with several NUMA nodes: "
+			"hot pages can read as idle when nodes age back to back; "
+			"\"echo 0x0003 > /sys/kernel/mm/lru_gen/enabled\" avoids it");
+	fclose(f);
+}
+
 static int cmd_daemon(int argc, char **argv)
 {
 	struct cli c = {};
@@ -921,6 +941,7 @@ static int cmd_daemon(int argc, char **argv)
 			return 1;
 		fprintf(stderr, "wsr: loaded and pinned in %s\n", pin_dir);
 	}
+	check_nonleaf_young();
 	while (!exiting) {
 		if (discover())
 			err_msg("warning: memcg discovery failed: %s", strerror(errno));

@@ -5,6 +5,10 @@
 set -e
 step() { printf '\n### %s\n' "$*"; }
 
+step "MGLRU without non-leaf young (0x0003): see README, known kernel behaviour"
+echo 0x0003 >/sys/kernel/mm/lru_gen/enabled
+cat /sys/kernel/mm/lru_gen/enabled
+
 step "wsr daemon: load the BPF programs, pin them in /sys/fs/bpf/wsr"
 wsr daemon >/tmp/wsrd.log 2>&1 &
 while [ ! -e /sys/fs/bpf/wsr/link_aging ]; do sleep 0.2; done

@@ -1,4 +1,6 @@
-# Shared body of the hot/cold ground-truth tests: TYPE is anon or file.
+# Shared body of the hot/cold ground-truth tests: TYPE is anon or file;
+# AGING is "lru_gen" (node 1 only, through debugfs) or "refresh" (wsr's
+# own refresh on read, which ages every node of the memcg).
 # A workload keeps 32 MiB hot and leaves 96 MiB idle on node 1 in its own
 # memcg.  After two agings 3 s apart the hot pages are one generation
 # below the youngest and the cold ones older: with a bin bound at that
@@ -6,9 +8,12 @@
 # cold set, each within 10%, and node 0 must show neither.
 . "$(dirname "$0")/lib.sh"
 type=$1
+aging=${2:-lru_gen}
 field=$type
 wsr_start
-cg=$(make_memcg "est-$type")
+name=est-$type
+[ "$aging" = lru_gen ] || name=est-$type-$aging
+cg=$(make_memcg "$name")
 if [ "$type" = file ]; then
 	grep -q " /mnt " /proc/mounts || fail "no disk mounted on /mnt for file pages"
 	start_workload --type file --file /mnt/est.dat --hot 32 --cold 96 --node 1 --cgroup "$cg" >/dev/null
@@ -17,18 +22,26 @@ else
 fi
 # the cold generation spans from the workload's start to the first aging:
 # make it long next to the few ms that pass between the reads below
+age() {
+	if [ "$aging" = lru_gen ]; then
+		lru_gen_age "$cg" 1
+	else
+		expect_ok wsr show --memcg "/$name"
+	fi
+}
+[ "$aging" = lru_gen ] || expect_ok wsr set --memcg "/$name" refresh_ms 0
 sleep 4
-lru_gen_age "$cg" 1
+age
 sleep 3
-lru_gen_age "$cg" 1
+age
 lru_gen_gens "$cg" 1 >/tmp/gens
 # the hot/cold edge: birth age of generation max_seq - 1, plus the time
 # the next read takes
 edge=$(tail -n 2 /tmp/gens | head -n 1 | awk '{ print $2 + 50 }')
 info "generations (seq age_ms anon file):"; sed 's/^/    /' /tmp/gens
-expect_ok wsr set --memcg "/est-$type" intervals_ms "N1=$edge,$((edge + 1000)),$((edge + 2000))"
-wsr show --memcg "/est-$type" --node 1 --no-refresh >/tmp/h1 || fail "wsr show failed"
-wsr show --memcg "/est-$type" --node 0 --no-refresh >/tmp/h0 || fail "wsr show failed"
+expect_ok wsr set --memcg "/$name" intervals_ms "N1=$edge,$((edge + 1000)),$((edge + 2000))"
+wsr show --memcg "/$name" --node 1 --no-refresh >/tmp/h1 || fail "wsr show failed"
+wsr show --memcg "/$name" --node 0 --no-refresh >/tmp/h0 || fail "wsr show failed"
 info "histogram node 1:"; sed 's/^/    /' /tmp/h1
 hot=$(hist_sum /tmp/h1 "$field" 1 1)
 cold=$(hist_sum /tmp/h1 "$field" 2 4)
