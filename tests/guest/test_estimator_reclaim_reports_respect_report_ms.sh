@@ -1,6 +1,7 @@
 # report_ms: under sustained reclaim (a memcg held over its memory.max),
 # reports arrive unasked, at every watcher at once, never closer together
-# than report_ms per node; with report_ms 0 none arrive.
+# than report_ms per node, and holding the memcg's pages (about its
+# memory.max); with report_ms 0 none arrive.
 . "$(dirname "$0")/lib.sh"
 wsr_start
 cg=$(make_memcg est-report)
@@ -27,6 +28,13 @@ fields /tmp/w1 | sort -n -k1 -k2 | awk '
 	$1 == n && $2 - t < 700000000 { printf "FAIL: node %d reports %d ms apart\n", $1, ($2 - t) / 1000000; bad = 1 }
 	{ n = $1; t = $2 } END { exit bad }' || fail "reports closer than report_ms"
 cmp -s /tmp/w1 /tmp/w2 || fail "the two watchers saw different reports"
+# what a report holds: the memcg's pages on node 0, which reclaim keeps
+# near memory.max (24 MiB = 6144 pages)
+pages=$(grep '"node":0' /tmp/w1 | tail -n 1 | grep -o '"\(anon\|file\)":[0-9]*' |
+	cut -d: -f2 | awk '{ s += $1 } END { print s + 0 }')
+info "last node 0 report: $pages pages"
+[ "$pages" -ge 3072 ] && [ "$pages" -le 6400 ] ||
+	fail "a reclaim report holds $pages pages, expected 3072-6400 under a 24 MiB limit"
 
 expect_ok wsr set --memcg /est-report report_ms 0
 timeout 5 wsr watch --memcg /est-report --count 1 >/tmp/w3
