@@ -36,7 +36,8 @@ UNIT_TESTS  := $(patsubst tests/unit/%.c,$(BUILD)/unit/%,$(wildcard tests/unit/*
 .DELETE_ON_ERROR:
 .SECONDARY:
 
-all: $(GUEST_PROGS) $(GUEST)/run-tests $(GUEST)/wsr-demo $(GUEST)/wsr-bench $(UNIT_TESTS)
+all: $(GUEST_PROGS) $(GUEST)/run-tests $(GUEST)/wsr-demo $(GUEST)/wsr-bench $(UNIT_TESTS) \
+	$(BUILD)/wsr-host
 
 setup:
 	$(Q)vmtests/setup-host.sh
@@ -64,6 +65,11 @@ $(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
 $(GUEST)/wsr: loader/wsr.c loader/parse.c $(BUILD)/wsr.skel.h $(wildcard loader/*.h include/*.h) | $(GUEST)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(INCLUDES) -static -o $@ loader/wsr.c loader/parse.c $(LIBS)
+
+# the host-side QMP tool (issue 4)
+$(BUILD)/wsr-host: host/wsr-host.c | $(BUILD)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) -o $@ $<
 
 $(GUEST)/wsr-workload: vmtests/progs/wsr-workload.c | $(GUEST)
 	$(call msg,CC,$@)

@@ -64,6 +64,8 @@ run_guest_suite() {
 
 echo "== host unit tests"
 run_unit_tests
+echo "== host QMP tests (QEMU working-set device, no guest)"
+"$WSR_ROOT"/vmtests/qmp-test.sh 2>&1 | record_lines host-qmp
 if [ "${WSR_SKIP_SELFTEST:-0}" != 1 ]; then
 	echo "== harness tests"
 	"$WSR_ROOT"/vmtests/selftest.sh 2>&1 | record_lines harness

@@ -1,0 +1,338 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * wsr-host: the host side of wsr's working-set reporting.  Talks QMP to a
+ * QEMU whose virtio-balloon has working-set=on (qemu-patches/): configures
+ * the guest's report stream, requests reports, prints the latest report
+ * and waits for WORKING_SET_EVENTs.
+ *
+ * QMP is line-delimited JSON; we only need to send fixed commands and
+ * recognise replies and events, so the JSON handling is a small scanner
+ * for the fields we print, not a general parser.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#define PAGE_SIZE 4096ULL
+
+struct qmp {
+	FILE *in;
+	FILE *out;
+	char line[1 << 16];
+};
+
+static void usage(FILE *f)
+{
+	fputs(
+"usage: wsr-host --qmp SOCKET COMMAND [ARGS]\n"
+"\n"
+"Drive a guest's working-set reporting over QMP.\n"
+"\n"
+"commands:\n"
+"  config INTERVALS REFRESH_MS REPORT_MS\n"
+"                  send the guest its bins (ms, comma-separated, strictly\n"
+"                  increasing, working-set-bins - 1 of them) and thresholds\n"
+"  request         ask the guest for a fresh report\n"
+"  show [--json]   print the latest report, per node in the seed's format\n"
+"                  (\"N<node>\" then \"<ms> anon=<pages> file=<pages>\")\n"
+"  watch [--json] [--count N]\n"
+"                  print each report as it arrives (WORKING_SET_EVENT)\n"
+"  qmp JSON        send one raw QMP command, print the reply\n"
+"\n"
+"options:\n"
+"  --qmp SOCKET    QMP socket of the QEMU (-qmp unix:SOCKET,server=on,wait=off)\n"
+"  --device PATH   QOM path of the balloon (default /machine/peripheral/balloon0)\n"
+"\n"
+"examples:\n"
+"  wsr-host --qmp /tmp/vm.qmp config 1000,2000,4000 500 1000\n"
+"  wsr-host --qmp /tmp/vm.qmp request && wsr-host --qmp /tmp/vm.qmp show\n"
+"  wsr-host --qmp /tmp/vm.qmp watch --json --count 10\n", f);
+}
+
+/* read the next line that is not an event (or an event when @event) */
+static const char *qmp_read(struct qmp *q, int event)
+{
+	while (fgets(q->line, sizeof(q->line), q->in)) {
+		int is_event = strstr(q->line, "\"event\"") != NULL;
+
+		if (is_event == event)
+			return q->line;
+	}
+	return NULL;
+}
+
+/* send @cmd, return 0 and the reply line, or print the QMP error */
+static int qmp_exec(struct qmp *q, const char *cmd, const char **reply)
+{
+	const char *r;
+
+	fprintf(q->out, "%s\n", cmd);
+	fflush(q->out);
+	r = qmp_read(q, 0);
+	if (!r) {
+		fprintf(stderr, "wsr-host: QMP connection closed\n");
+		return -1;
+	}
+	if (strstr(r, "\"error\"")) {
+		const char *d = strstr(r, "\"desc\": \"");
+		int n = d ? (int)strcspn(d + 9, "\"") : (int)strlen(r);
+
+		fprintf(stderr, "wsr-host: QEMU refused: %.*s\n", n, d ? d + 9 : r);
+		return 1;
+	}
+	if (reply)
+		*reply = r;
+	return 0;
+}
+
+static int qmp_connect(struct qmp *q, const char *path)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd;
+
+	if (strlen(path) >= sizeof(sa.sun_path)) {
+		fprintf(stderr, "wsr-host: socket path too long: %s\n", path);
+		return -1;
+	}
+	strcpy(sa.sun_path, path);
+	fd = socket(AF_UNIX, SOCK_STREAM, 0);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
+		fprintf(stderr, "wsr-host: cannot connect to %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	q->in = fdopen(fd, "r");
+	q->out = fdopen(dup(fd), "w");
+	if (!q->in || !q->out || !qmp_read(q, 0))	/* the greeting */
+		return -1;
+	return qmp_exec(q, "{\"execute\":\"qmp_capabilities\"}", NULL) ? -1 : 0;
+}
+
+/* the next "key":<number> after *p, advancing *p; -1 when none */
+static int next_number(const char **p, const char *key, unsigned long long *v)
+{
+	char pat[64];
+	const char *k;
+
+	snprintf(pat, sizeof(pat), "\"%s\":", key);
+	k = strstr(*p, pat);
+	if (!k)
+		return -1;
+	k += strlen(pat);
+	while (*k == ' ')
+		k++;
+	*v = strtoull(k, (char **)p, 10);
+	return 0;
+}
+
+/* a report's "nodes" array in the seed's format; bytes become pages */
+static void print_report(const char *json)
+{
+	const char *p = json, *next_node;
+	unsigned long long node, ms, anon, file;
+
+	while (next_number(&p, "node-id", &node) == 0) {
+		printf("N%llu\n", node);
+		next_node = strstr(p, "\"node-id\"");
+		while (next_number(&p, "idle-age-ms", &ms) == 0 &&
+		       (!next_node || p < next_node)) {
+			if (next_number(&p, "anon-bytes", &anon) ||
+			    next_number(&p, "file-bytes", &file))
+				return;
+			printf("%llu anon=%llu file=%llu\n", ms, anon / PAGE_SIZE,
+			       file / PAGE_SIZE);
+			if (next_node && p > next_node)
+				break;
+		}
+		if (next_node)
+			p = next_node;
+	}
+}
+
+/* strictly increasing positive integers, comma-separated, into JSON */
+static int intervals_json(const char *s, char *out, size_t len)
+{
+	unsigned long long prev = 0, v;
+	size_t n = 0;
+	char *end;
+
+	n += snprintf(out + n, len - n, "[");
+	while (*s) {
+		if (*s < '0' || *s > '9')
+			goto bad;
+		v = strtoull(s, &end, 10);
+		if (v <= prev || (*end && *end != ',') || n >= len - 32)
+			goto bad;
+		n += snprintf(out + n, len - n, "%s%llu", prev ? "," : "", v);
+		prev = v;
+		s = *end ? end + 1 : end;
+		if (*end && !*s)
+			goto bad;
+	}
+	if (!prev)
+		goto bad;
+	snprintf(out + n, len - n, "]");
+	return 0;
+bad:
+	fprintf(stderr, "wsr-host: intervals must be strictly increasing positive "
+		"integers separated by commas\n");
+	return -1;
+}
+
+static int parse_ms(const char *s, const char *what, unsigned long long *v)
+{
+	char *end;
+
+	if (*s < '0' || *s > '9' || (errno = 0, *v = strtoull(s, &end, 10), *end) || errno) {
+		fprintf(stderr, "wsr-host: %s: '%s' is not a number of ms\n", what, s);
+		return -1;
+	}
+	return 0;
+}
+
+static int cmd_config(struct qmp *q, int argc, char **argv)
+{
+	unsigned long long refresh, report;
+	char ivals[1024], cmd[1200];
+
+	if (argc != 4) {
+		fprintf(stderr, "wsr-host: config takes INTERVALS REFRESH_MS REPORT_MS\n");
+		return 2;
+	}
+	if (intervals_json(argv[1], ivals, sizeof(ivals)) ||
+	    parse_ms(argv[2], "refresh", &refresh) || parse_ms(argv[3], "report", &report))
+		return 2;
+	snprintf(cmd, sizeof(cmd), "{\"execute\":\"working-set-config\",\"arguments\":"
+		 "{\"intervals\":%s,\"refresh\":%llu,\"report\":%llu}}", ivals, refresh, report);
+	return qmp_exec(q, cmd, NULL) ? 1 : 0;
+}
+
+static int cmd_show(struct qmp *q, const char *device, int json)
+{
+	const char *r;
+	char cmd[512];
+
+	snprintf(cmd, sizeof(cmd), "{\"execute\":\"qom-get\",\"arguments\":"
+		 "{\"path\":\"%s\",\"property\":\"guest-working-set\"}}", device);
+	if (qmp_exec(q, cmd, &r))
+		return 1;
+	if (json)
+		fputs(r, stdout);
+	else
+		print_report(r);
+	return 0;
+}
+
+static int cmd_watch(struct qmp *q, int json, long count)
+{
+	const char *e;
+
+	while (count != 0 && (e = qmp_read(q, 1))) {
+		if (!strstr(e, "\"WORKING_SET_EVENT\""))
+			continue;
+		if (json)
+			fputs(e, stdout);
+		else
+			print_report(e);
+		fflush(stdout);
+		if (count > 0)
+			count--;
+	}
+	return count > 0 ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "qmp", required_argument, NULL, 'q' },
+		{ "device", required_argument, NULL, 'd' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "count", required_argument, NULL, 'c' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	const char *sock = NULL, *device = "/machine/peripheral/balloon0";
+	unsigned long long n;
+	struct qmp q = {};
+	long count = -1;
+	int json = 0, opt;
+
+	while ((opt = getopt_long(argc, argv, "+q:d:jc:h", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'q':
+			sock = optarg;
+			break;
+		case 'd':
+			device = optarg;
+			break;
+		case 'j':
+			json = 1;
+			break;
+		case 'c':
+			if (parse_ms(optarg, "--count", &n) || !n) {
+				fprintf(stderr, "wsr-host: --count must be at least 1\n");
+				return 2;
+			}
+			count = (long)n;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	/* options may also follow the command */
+	if (optind >= argc || !sock) {
+		usage(stderr);
+		return 2;
+	}
+	argc -= optind;
+	argv += optind;
+	if (argc > 1 && strcmp(argv[0], "qmp") && strcmp(argv[0], "config")) {
+		optind = 1;
+		while ((opt = getopt_long(argc, argv, "jc:", opts, NULL)) != -1) {
+			if (opt == 'j') {
+				json = 1;
+			} else if (opt == 'c' && !parse_ms(optarg, "--count", &n) && n) {
+				count = (long)n;
+			} else {
+				fprintf(stderr, "wsr-host: bad option for %s\n", argv[0]);
+				return 2;
+			}
+		}
+	}
+	if (!strcmp(argv[0], "config") || !strcmp(argv[0], "request") ||
+	    !strcmp(argv[0], "show") || !strcmp(argv[0], "watch") || !strcmp(argv[0], "qmp")) {
+		if (qmp_connect(&q, sock))
+			return 1;
+	} else {
+		fprintf(stderr, "wsr-host: unknown command '%s' (try --help)\n", argv[0]);
+		return 2;
+	}
+	if (!strcmp(argv[0], "config"))
+		return cmd_config(&q, argc, argv);
+	if (!strcmp(argv[0], "request"))
+		return qmp_exec(&q, "{\"execute\":\"working-set-request\"}", NULL) ? 1 : 0;
+	if (!strcmp(argv[0], "show"))
+		return cmd_show(&q, device, json);
+	if (!strcmp(argv[0], "watch"))
+		return cmd_watch(&q, json, count);
+	if (argc != 2) {
+		fprintf(stderr, "wsr-host: qmp takes one JSON command\n");
+		return 2;
+	}
+	{
+		const char *r;
+		int err = qmp_exec(&q, argv[1], &r);
+
+		if (!err)
+			fputs(r, stdout);
+		return err ? 1 : 0;
+	}
+}
