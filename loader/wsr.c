@@ -842,8 +842,8 @@ static int load_and_pin(void)
 		goto out;
 	/* pinned maps are reused: config and history survive a reload */
 	bpf_object__for_each_map(map, skel->obj) {
-		if (!strcmp(bpf_map__name(map), "wsr_bpf.rodata") ||
-		    strchr(bpf_map__name(map), '.'))
+		/* internal maps (.rodata, .bss) belong to this load only */
+		if (strchr(bpf_map__name(map), '.'))
 			continue;
 		pin_path(path, sizeof(path), bpf_map__name(map));
 		bpf_map__set_pin_path(map, path);
