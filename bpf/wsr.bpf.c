@@ -18,6 +18,12 @@
  * - iter/cgroup walks a memcg subtree on demand and prints its live
  *   histogram; pinned, it is a file that cat prints.
  * - fentry/mem_cgroup_css_offline forgets a memcg going away.
+ * - the balloon programs hand per-node reports of the whole guest to the
+ *   virtio-balloon driver through its kfuncs: on reclaim-time aging at most
+ *   once per the device's report_ms, and when the daemon runs the request
+ *   iterator on the device's behalf.  They are loaded apart from the rest
+ *   (and only when the driver is there), since a program calling a
+ *   module's kfunc keeps the module loaded.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -29,6 +35,7 @@
 char LICENSE[] SEC("license") = "GPL";
 
 #define PF_KSWAPD	0x00020000	/* include/linux/sched.h */
+#define WSR_PAGE_SHIFT	12		/* x86 */
 
 extern unsigned int CONFIG_HZ __kconfig;
 
@@ -100,6 +107,9 @@ struct scratch {
 	struct wsr_hist delta;
 	struct wsr_bounds bounds;
 	struct wsr_span span;
+	struct wsr_balloon_config bcfg;	/* the balloon device's configuration */
+	struct wsr_config bbins;	/* its bins, as our histograms take them */
+	struct wsr_balloon_node bnodes[WSR_MAX_NODES];
 };
 
 struct {
@@ -108,6 +118,14 @@ struct {
 	__type(key, __u32);
 	__type(value, struct scratch);
 } scratch_map SEC(".maps");
+
+/* what wsr last handed to the balloon driver: one entry */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct wsr_balloon);
+} balloon SEC(".maps");
 
 /* per iterator session: one histogram per node for the walk's root */
 struct walk_acc {
@@ -595,6 +613,126 @@ int wsr_histogram(struct bpf_iter__cgroup *ctx)
 	memcg = cgroup_memcg(cgrp);
 	if (memcg)
 		walk_add(acc, memcg);
+	return 0;
+}
+
+/* ---- virtio-balloon reports ----------------------------------------------- */
+
+/* the virtio_balloon driver's kfuncs; weak, so that the rest loads without it */
+extern int bpf_virtio_balloon_ws_config(void *cfg, __u32 cfg__sz) __ksym __weak;
+extern int bpf_virtio_balloon_ws_report(void *nodes, __u32 nodes__sz,
+					__u64 configs) __ksym __weak;
+
+/* the device's configuration into s->bcfg, and its bins into s->bbins */
+static __noinline int balloon_config(struct scratch *s)
+{
+	struct wsr_balloon_config *c = &s->bcfg;
+	__u32 i;
+
+	if (bpf_virtio_balloon_ws_config(c, sizeof(*c)))
+		return -1;
+	if (c->num_bins < 2 || c->num_bins > WSR_BALLOON_MAX_BINS)
+		return -1;
+	__builtin_memset(&s->bbins, 0, sizeof(s->bbins));
+	for (i = 0; i < WSR_MAX_INTERVALS; i++)
+		s->bbins.intervals_ms[i] = c->intervals_ms[i];
+	s->bbins.nr_intervals = c->num_bins - 1;
+	return 0;
+}
+
+/* the whole guest's histogram on each node, in bytes, into s->bnodes */
+static __noinline int balloon_build(struct scratch *s)
+{
+	struct sum_ctx ctx = { .root = WSR_ROOT_CGROUP, .cfg = &s->bbins, .s = s };
+	__u32 n, i;
+
+	for (n = 0; n < WSR_MAX_NODES && n < nr_nodes; n++) {
+		struct wsr_balloon_node *bn = &s->bnodes[n];
+
+		init_hist(&s->report.hist, &s->bbins, false);
+		ctx.node = n;
+		bpf_for_each_map_elem(&lruvecs, sum_subtree_cb, &ctx, 0);
+		bn->node_id = n;
+		bn->reserved = 0;
+		for (i = 0; i < WSR_BALLOON_MAX_BINS; i++) {
+			bn->anon_bytes[i] = s->report.hist.anon[i] << WSR_PAGE_SHIFT;
+			bn->file_bytes[i] = s->report.hist.file[i] << WSR_PAGE_SHIFT;
+		}
+	}
+	return 0;
+}
+
+/* hand s->bnodes to the driver and remember what was sent */
+static __noinline int balloon_send(struct scratch *s, struct wsr_balloon *b, __u32 cause)
+{
+	__u32 nr = nr_nodes > WSR_MAX_NODES ? WSR_MAX_NODES : nr_nodes, n;
+	int err;
+
+	if (!nr)
+		return 0;
+	err = bpf_virtio_balloon_ws_report(s->bnodes, nr * sizeof(s->bnodes[0]),
+					   s->bcfg.configs);
+	__sync_fetch_and_add(err ? &b->refused : &b->sent, 1);
+	b->time_ns = bpf_ktime_get_boot_ns();
+	b->err = err;
+	b->cause = cause;
+	b->nr_nodes = nr;
+	b->config = s->bcfg;
+	for (n = 0; n < WSR_MAX_NODES && n < nr; n++)
+		b->nodes[n] = s->bnodes[n];
+	return 0;
+}
+
+static __always_inline struct wsr_balloon *balloon_state(void)
+{
+	__u32 zero = 0;
+
+	return bpf_map_lookup_elem(&balloon, &zero);
+}
+
+/* on reclaim-time aging: a report if the device's report_ms has passed */
+SEC("fexit/try_to_inc_max_seq")
+int BPF_PROG(wsr_balloon_aging, struct lruvec *lruvec, unsigned long max_seq,
+	     struct scan_control *sc, bool can_swap, bool force_scan, bool ret)
+{
+	struct scratch *s = get_scratch();
+	struct wsr_balloon *b = balloon_state();
+	__u64 now = bpf_ktime_get_boot_ns(), last;
+
+	if (!s || !b || !ret || !reclaim_aging(sc) || balloon_config(s))
+		return 0;
+	if (!s->bcfg.report_ms)
+		return 0;
+	last = b->claim_ns;
+	if (last && now - last < s->bcfg.report_ms * 1000000ULL)
+		return 0;
+	/* one report per report_ms, even when several CPUs reclaim at once */
+	if (__sync_val_compare_and_swap(&b->claim_ns, last, now) != last)
+		return 0;
+	balloon_build(s);
+	balloon_send(s, b, WSR_CAUSE_RECLAIM);
+	return 0;
+}
+
+/*
+ * A report the device asked for: the daemon ages what is older than the
+ * device's refresh_ms, then reads this iterator over the root cgroup alone.
+ */
+SEC("iter/cgroup")
+int wsr_balloon_request(struct bpf_iter__cgroup *ctx)
+{
+	struct scratch *s = get_scratch();
+	struct wsr_balloon *b = balloon_state();
+
+	if (!ctx->cgroup || !s || !b)
+		return 0;
+	if (balloon_config(s)) {
+		BPF_SEQ_PRINTF(ctx->meta->seq, "no balloon device reports\n");
+		return 0;
+	}
+	balloon_build(s);
+	balloon_send(s, b, WSR_CAUSE_REQUEST);
+	BPF_SEQ_PRINTF(ctx->meta->seq, "%d\n", b->err);
 	return 0;
 }
 

@@ -60,6 +60,7 @@ struct wsr_hist {
 enum wsr_report_cause {
 	WSR_CAUSE_READ = 1,	/* a reader asked (on-demand) */
 	WSR_CAUSE_RECLAIM = 2,	/* aging during kswapd or direct reclaim */
+	WSR_CAUSE_REQUEST = 3,	/* the balloon device asked */
 };
 
 /* The last report of a (memcg, node) */
@@ -87,6 +88,45 @@ struct wsr_lruvec {
 	__u64 ancestors[WSR_MAX_DEPTH + 1];	/* cgroup ids, root first */
 	__u32 level;			/* index of this memcg in ancestors */
 	__u32 pad;
+};
+
+/*
+ * Reports for the virtio-balloon device (kernel-patches/).  The driver's
+ * kfuncs take these two layouts, which mirror its struct
+ * virtio_balloon_ws_bpf_config and struct virtio_balloon_ws_bpf_node; it
+ * checks their sizes.
+ */
+#define WSR_BALLOON_MAX_BINS	16
+
+struct wsr_balloon_config {
+	__u64 refresh_ms;	/* how old a requested report's data may be */
+	__u64 report_ms;	/* least time between reclaim reports; 0: none */
+	__u64 intervals_ms[WSR_BALLOON_MAX_BINS - 1];
+	__u32 num_bins;
+	__u32 reserved;
+	__u64 configs;		/* configurations the device sent so far */
+	__u64 requests;		/* requests it sent so far */
+};
+
+struct wsr_balloon_node {
+	__u32 node_id;
+	__u32 reserved;
+	__u64 anon_bytes[WSR_BALLOON_MAX_BINS];
+	__u64 file_bytes[WSR_BALLOON_MAX_BINS];
+};
+
+/* Pinned map "balloon": what wsr last handed to the balloon driver */
+struct wsr_balloon {
+	__u64 claim_ns;		/* when the last reclaim report was claimed */
+	__u64 sent;		/* reports the driver queued */
+	__u64 refused;		/* reports it refused */
+	__u64 time_ns;		/* bpf_ktime_get_boot_ns() of the last report */
+	__s32 err;		/* the driver's answer to it: 0 or -errno */
+	__u32 cause;		/* enum wsr_report_cause */
+	__u32 nr_nodes;
+	__u32 pad;
+	struct wsr_balloon_config config;	/* the configuration it used */
+	struct wsr_balloon_node nodes[WSR_MAX_NODES];
 };
 
 #endif /* __WSR_H */

@@ -12,7 +12,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <glob.h>
 #include <limits.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -31,6 +33,7 @@
 #include "parse.h"
 #include "wsr.skel.h"
 
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #define CGROUP_ROOT	"/sys/fs/cgroup"
 #define LRU_GEN_DEBUGFS	"/sys/kernel/debug/lru_gen"
 
@@ -253,8 +256,8 @@ static int age_subtree(const struct memcg *m, __u64 nodes)
 
 /* ---- histograms ---------------------------------------------------------------- */
 
-/* walk @m's subtree with the pinned iterator program: fills "live" */
-static int run_walk(const struct memcg *m, FILE *out)
+/* run the pinned cgroup iterator program @pin over @m (and its subtree) */
+static int run_iter(const char *pin, const struct memcg *m, bool subtree, FILE *out)
 {
 	LIBBPF_OPTS(bpf_link_create_opts, opts);
 	union bpf_iter_link_info linfo = {};
@@ -262,17 +265,17 @@ static int run_walk(const struct memcg *m, FILE *out)
 	char buf[4096];
 	ssize_t n;
 
-	prog = open_pin("prog_histogram");
+	prog = open_pin(pin);
 	cg = open(m->abs, O_RDONLY | O_DIRECTORY);
 	if (prog < 0 || cg < 0)
 		goto out;
 	linfo.cgroup.cgroup_fd = cg;
-	linfo.cgroup.order = BPF_CGROUP_ITER_DESCENDANTS_PRE;
+	linfo.cgroup.order = subtree ? BPF_CGROUP_ITER_DESCENDANTS_PRE : BPF_CGROUP_ITER_SELF_ONLY;
 	opts.iter_info = &linfo;
 	opts.iter_info_len = sizeof(linfo);
 	link = bpf_link_create(prog, 0, BPF_TRACE_ITER, &opts);
 	if (link < 0) {
-		err_msg("cannot create the histogram iterator: %s", strerror(errno));
+		err_msg("cannot create the %s iterator: %s", pin, strerror(errno));
 		goto out;
 	}
 	iter = bpf_iter_create(link);
@@ -283,7 +286,7 @@ static int run_walk(const struct memcg *m, FILE *out)
 			fwrite(buf, 1, n, out);
 	err = n < 0 ? -1 : 0;
 	if (err)
-		err_msg("histogram walk failed: %s", strerror(errno));
+		err_msg("%s iterator failed: %s", pin, strerror(errno));
 out:
 	if (iter >= 0)
 		close(iter);
@@ -327,7 +330,8 @@ static int read_reports(const struct pins *p, const struct memcg *m, __u32 nr_no
 		stale = 0;
 	if (stale && age_subtree(m, stale))
 		return -1;
-	if (run_walk(m, NULL))
+	/* walk @m's subtree with the histogram iterator: fills "live" */
+	if (run_iter("prog_histogram", m, true, NULL))
 		return -1;
 	for (n = 0; n < nr_nodes; n++) {
 		struct wsr_key key = { .cgroup_id = m->id, .node = n };
@@ -349,7 +353,8 @@ static int read_reports(const struct pins *p, const struct memcg *m, __u32 nr_no
 
 static const char *cause_name(__u32 cause)
 {
-	return cause == WSR_CAUSE_RECLAIM ? "reclaim" : cause == WSR_CAUSE_READ ? "read" : "none";
+	return cause == WSR_CAUSE_RECLAIM ? "reclaim" : cause == WSR_CAUSE_READ ? "read" :
+	       cause == WSR_CAUSE_REQUEST ? "request" : "none";
 }
 
 static void print_report_json(FILE *f, const struct memcg *m, __u32 node,
@@ -437,6 +442,11 @@ static void usage(FILE *f)
 "  watch                  wait for reports made on reclaim and print each\n"
 "  reaccess               print the reaccess histogram\n"
 "  unload                 detach the programs and remove the pins\n"
+"  balloon [show]         the virtio-balloon device's working-set config\n"
+"                         (from its driver) and the last report wsr gave it\n"
+"  balloon attach|detach  attach the programs that report to the balloon\n"
+"                         (the daemon does at start if the driver is there),\n"
+"                         or detach them: needed before rmmod virtio_balloon\n"
 "\n"
 "options:\n"
 "  -m, --memcg PATH       cgroup v2 path of the memcg (default /: the node\n"
@@ -457,6 +467,7 @@ static void usage(FILE *f)
 "  wsr show --memcg /job --json\n"
 "  wsr watch --memcg /job --count 3\n"
 "  cat /sys/fs/bpf/wsr/histogram                  # no wsr binary needed\n"
+"  wsr balloon --json                             # what the host was sent\n"
 "  bpftool map dump pinned /sys/fs/bpf/wsr/config\n", f);
 }
 
@@ -777,6 +788,8 @@ out:
 
 static const char *const link_pins[] = { "link_aging", "link_reaccess", "link_offline",
 					 "histogram", "prog_histogram" };
+/* the balloon programs' pins: they keep the virtio_balloon module loaded */
+static const char *const balloon_pins[] = { "link_balloon_aging", "prog_balloon_request" };
 
 /* is every function we attach to in the kernel's BTF (not inlined away)? */
 static int check_attach_targets(struct wsr_bpf *skel)
@@ -811,6 +824,17 @@ static int check_attach_targets(struct wsr_bpf *skel)
 	return err;
 }
 
+static void unpin_all(const char *const *names, size_t nr)
+{
+	char path[PATH_MAX];
+	size_t i;
+
+	for (i = 0; i < nr; i++) {
+		pin_path(path, sizeof(path), names[i]);
+		unlink(path);
+	}
+}
+
 static int pin_link(struct bpf_link *link, const char *name)
 {
 	char path[PATH_MAX];
@@ -823,23 +847,30 @@ static int pin_link(struct bpf_link *link, const char *name)
 	return 0;
 }
 
-static int load_and_pin(void)
+/*
+ * Open the BPF object with its maps set to their pins, and with either the
+ * balloon programs or the others to load: the balloon programs call the
+ * virtio_balloon module's kfuncs, so they load apart, when it is there.
+ */
+static struct wsr_bpf *open_skel(bool balloon)
 {
-	LIBBPF_OPTS(bpf_iter_attach_opts, iopts);
-	union bpf_iter_link_info linfo = {};
+	struct bpf_program *prog;
 	struct bpf_map *map;
 	struct wsr_bpf *skel;
 	char path[PATH_MAX];
-	int err = -1, cg = -1;
 
 	skel = wsr_bpf__open();
 	if (!skel) {
 		err_msg("cannot open the BPF object");
-		return -1;
+		return NULL;
 	}
 	skel->rodata->nr_nodes = possible_nodes();
-	if (check_attach_targets(skel))
-		goto out;
+	bpf_object__for_each_program(prog, skel->obj) {
+		bool is_balloon = prog == skel->progs.wsr_balloon_aging ||
+				  prog == skel->progs.wsr_balloon_request;
+
+		bpf_program__set_autoload(prog, is_balloon == balloon);
+	}
 	/* pinned maps are reused: config and history survive a reload */
 	bpf_object__for_each_map(map, skel->obj) {
 		/* internal maps (.rodata, .bss) belong to this load only */
@@ -848,6 +879,22 @@ static int load_and_pin(void)
 		pin_path(path, sizeof(path), bpf_map__name(map));
 		bpf_map__set_pin_path(map, path);
 	}
+	return skel;
+}
+
+static int load_and_pin(void)
+{
+	LIBBPF_OPTS(bpf_iter_attach_opts, iopts);
+	union bpf_iter_link_info linfo = {};
+	struct wsr_bpf *skel;
+	char path[PATH_MAX];
+	int err = -1, cg = -1;
+
+	skel = open_skel(false);
+	if (!skel)
+		return -1;
+	if (check_attach_targets(skel))
+		goto out;
 	if (wsr_bpf__load(skel)) {
 		err_msg("cannot load the BPF programs (run with -v for the verifier log)");
 		goto out;
@@ -873,6 +920,231 @@ out:
 	/* links and maps live on in bpffs; our references can go */
 	wsr_bpf__destroy(skel);
 	return err;
+}
+
+/* ---- virtio-balloon ------------------------------------------------------------ */
+
+#define BALLOON_WS_GLOB	"/sys/bus/virtio/drivers/virtio_balloon/virtio*/working_set"
+
+/* does the loaded virtio_balloon driver have the working-set kfuncs? */
+static bool balloon_kfuncs(void)
+{
+	struct btf *vmlinux = btf__load_vmlinux_btf(), *mod = NULL;
+	bool found = false;
+
+	if (vmlinux)
+		mod = btf__parse_split("/sys/kernel/btf/virtio_balloon", vmlinux);
+	if (mod && !libbpf_get_error(mod))
+		found = btf__find_by_name_kind(mod, "bpf_virtio_balloon_ws_report",
+					       BTF_KIND_FUNC) > 0;
+	if (!libbpf_get_error(mod))
+		btf__free(mod);
+	btf__free(vmlinux);
+	return found;
+}
+
+static bool balloon_attached(void)
+{
+	char path[PATH_MAX];
+
+	pin_path(path, sizeof(path), balloon_pins[0]);
+	return access(path, F_OK) == 0;
+}
+
+static int balloon_attach(void)
+{
+	struct wsr_bpf *skel;
+	char path[PATH_MAX];
+	int err = -1;
+
+	if (balloon_attached())
+		return 0;
+	if (!balloon_kfuncs()) {
+		err_msg("the virtio_balloon driver is not loaded or has no working-set kfuncs");
+		return -1;
+	}
+	skel = open_skel(true);
+	if (!skel)
+		return -1;
+	if (wsr_bpf__load(skel)) {
+		err_msg("cannot load the balloon programs (run with -v for the verifier log)");
+		goto out;
+	}
+	pin_path(path, sizeof(path), balloon_pins[1]);
+	if (bpf_program__pin(skel->progs.wsr_balloon_request, path) ||
+	    pin_link(bpf_program__attach(skel->progs.wsr_balloon_aging), balloon_pins[0]))
+		goto out;
+	err = 0;
+out:
+	if (err)
+		unpin_all(balloon_pins, ARRAY_SIZE(balloon_pins));
+	wsr_bpf__destroy(skel);
+	return err;
+}
+
+/* the working_set folder of the balloon device that reports, into @dir */
+static int balloon_dir(char *dir, size_t len)
+{
+	glob_t g;
+	int err = -1;
+
+	if (glob(BALLOON_WS_GLOB "/requests", 0, NULL, &g) == 0 && g.gl_pathc > 0) {
+		snprintf(dir, len, "%s", g.gl_pathv[0]);
+		*strrchr(dir, '/') = 0;
+		err = 0;
+	}
+	globfree(&g);
+	return err;
+}
+
+static int read_text(const char *dir, const char *name, char *buf, size_t len)
+{
+	char path[PATH_MAX];
+	FILE *f;
+	bool ok;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	ok = fgets(buf, len, f) != NULL;
+	fclose(f);
+	if (!ok)
+		return -1;
+	buf[strcspn(buf, "\n")] = 0;
+	return 0;
+}
+
+static __u64 read_u64(const char *dir, const char *name)
+{
+	char buf[32];
+
+	return read_text(dir, name, buf, sizeof(buf)) ? 0 : strtoull(buf, NULL, 10);
+}
+
+/*
+ * Answer the device's request: age every lruvec unless the last such
+ * aging is younger than the device's refresh_ms, then run the request
+ * iterator, which reports the whole guest through the driver.
+ */
+static int balloon_answer(const char *dir, __u64 *aged_ns)
+{
+	struct memcg root;
+	__u64 refresh_ms = read_u64(dir, "refresh_ms"), now = now_ns();
+	char out[64] = "";
+	FILE *f;
+	int err;
+
+	if (resolve_memcg("/", &root))
+		return -1;
+	if (!*aged_ns || now - *aged_ns >= refresh_ms * 1000000ULL) {
+		if (age_subtree(&root, ~0ULL))
+			return -1;
+		*aged_ns = now;
+	}
+	f = fmemopen(out, sizeof(out) - 1, "w");
+	if (!f)
+		return -1;
+	err = run_iter(balloon_pins[1], &root, false, f);
+	fclose(f);
+	if (!err && strtol(out, NULL, 10)) {
+		err_msg("the balloon driver refused the report: %s", out);
+		err = -1;
+	}
+	return err;
+}
+
+/* what the daemon knows of the balloon device between two polls */
+struct balloon_watch {
+	char dir[256];
+	int fd[2];		/* requests, configs: poll()able */
+	__u64 seen[2];		/* their values when last answered */
+	__u64 aged_ns;		/* when the daemon last aged every lruvec */
+};
+
+static const char *const watched[2] = { "requests", "configs" };
+
+static void balloon_unwatch(struct balloon_watch *w)
+{
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		if (w->fd[i] >= 0)
+			close(w->fd[i]);
+		w->fd[i] = -1;
+	}
+}
+
+static int balloon_rewatch(struct balloon_watch *w)
+{
+	char path[PATH_MAX];
+	int i;
+
+	if (balloon_dir(w->dir, sizeof(w->dir)))
+		return -1;
+	for (i = 0; i < 2; i++) {
+		snprintf(path, sizeof(path), "%s/%s", w->dir, watched[i]);
+		w->fd[i] = open(path, O_RDONLY);
+		w->seen[i] = 0;	/* a request made before we came is answered */
+	}
+	if (w->fd[0] < 0 || w->fd[1] < 0) {
+		balloon_unwatch(w);
+		return -1;
+	}
+	fprintf(stderr, "wsr: serving the balloon device's requests (%s)\n", w->dir);
+	return 0;
+}
+
+/* a sysfs file's value, read again from its start, which re-arms poll() */
+static int reread_u64(int fd, __u64 *v)
+{
+	char buf[32];
+	ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
+
+	if (n <= 0)
+		return -1;
+	buf[n] = 0;
+	*v = strtoull(buf, NULL, 10);
+	return 0;
+}
+
+static void log_balloon_config(const char *dir)
+{
+	char ivals[512] = "?";
+
+	read_text(dir, "intervals_ms", ivals, sizeof(ivals));
+	fprintf(stderr, "wsr: balloon config: intervals_ms %s refresh_ms %llu report_ms %llu\n",
+		ivals, (unsigned long long)read_u64(dir, "refresh_ms"),
+		(unsigned long long)read_u64(dir, "report_ms"));
+}
+
+/* wait up to @timeout_ms for the device's requests and answer them */
+static void balloon_serve(struct balloon_watch *w, int timeout_ms)
+{
+	struct pollfd pfd[2];
+	__u64 v[2];
+	int i;
+
+	if (w->fd[0] < 0 && (!balloon_attached() || balloon_rewatch(w))) {
+		usleep(timeout_ms * 1000);
+		return;
+	}
+	for (i = 0; i < 2; i++) {
+		if (reread_u64(w->fd[i], &v[i])) {
+			/* unbound or unloaded: look for it again next time */
+			balloon_unwatch(w);
+			return;
+		}
+	}
+	if (v[1] != w->seen[1])
+		log_balloon_config(w->dir);
+	if (v[0] != w->seen[0] && balloon_answer(w->dir, &w->aged_ns))
+		err_msg("warning: could not answer the balloon device's request");
+	w->seen[0] = v[0];
+	w->seen[1] = v[1];
+	for (i = 0; i < 2; i++)
+		pfd[i] = (struct pollfd){ .fd = w->fd[i], .events = POLLPRI };
+	poll(pfd, 2, timeout_ms);
 }
 
 static bool loaded(void)
@@ -921,6 +1193,7 @@ static void check_nonleaf_young(void)
 
 static int cmd_daemon(int argc, char **argv)
 {
+	struct balloon_watch bw = { .fd = { -1, -1 } };
 	struct cli c = {};
 	int err = parse_options_only(argc, argv, &c);
 
@@ -942,11 +1215,14 @@ static int cmd_daemon(int argc, char **argv)
 		fprintf(stderr, "wsr: loaded and pinned in %s\n", pin_dir);
 	}
 	check_nonleaf_young();
+	if (balloon_kfuncs() && !balloon_attached() && !balloon_attach())
+		fprintf(stderr, "wsr: balloon programs attached\n");
 	while (!exiting) {
 		if (discover())
 			err_msg("warning: memcg discovery failed: %s", strerror(errno));
-		usleep(c.interval_ms * 1000);
+		balloon_serve(&bw, c.interval_ms);
 	}
+	balloon_unwatch(&bw);
 	fprintf(stderr, "wsr: exiting; the programs stay attached (\"wsr unload\" detaches)\n");
 	return 0;
 }
@@ -955,27 +1231,128 @@ static int cmd_unload(int argc, char **argv)
 {
 	static const char *const maps[] = { "config", "reports", "live", "reaccess", "lruvecs",
 					    "watchers", "watch0", "watch1", "watch2", "watch3",
-					    "scratch_map", "walks" };
-	char path[PATH_MAX];
-	unsigned int i;
+					    "scratch_map", "walks", "balloon" };
 
 	(void)argv;
 	if (argc > 1) {
 		err_msg("unload takes no arguments");
 		return 2;
 	}
-	for (i = 0; i < sizeof(link_pins) / sizeof(link_pins[0]); i++) {
-		pin_path(path, sizeof(path), link_pins[i]);
-		unlink(path);
-	}
-	for (i = 0; i < sizeof(maps) / sizeof(maps[0]); i++) {
-		pin_path(path, sizeof(path), maps[i]);
-		unlink(path);
-	}
+	unpin_all(balloon_pins, ARRAY_SIZE(balloon_pins));
+	unpin_all(link_pins, ARRAY_SIZE(link_pins));
+	unpin_all(maps, ARRAY_SIZE(maps));
 	if (rmdir(pin_dir) && errno != ENOENT) {
 		err_msg("cannot remove %s: %s", pin_dir, strerror(errno));
 		return 1;
 	}
+	return 0;
+}
+
+/* a report handed to the balloon driver, as one of our histograms */
+static void balloon_hist(const struct wsr_balloon *b, __u32 n, struct wsr_hist *h)
+{
+	__u32 i, nr = b->config.num_bins;
+
+	memset(h, 0, sizeof(*h));
+	h->nr_bins = nr > WSR_MAX_BINS ? WSR_MAX_BINS : nr;
+	for (i = 0; i < h->nr_bins; i++) {
+		h->bound_ms[i] = i + 1 < h->nr_bins ? b->config.intervals_ms[i] : WSR_BIN_INF;
+		h->anon[i] = b->nodes[n].anon_bytes[i] >> 12;
+		h->file[i] = b->nodes[n].file_bytes[i] >> 12;
+	}
+}
+
+static void print_balloon(const char *dir, const struct wsr_balloon *b, bool json)
+{
+	static const char *const counters[] = { "requests", "configs", "rejected", "sent",
+						"dropped" };
+	char ivals[512] = "";
+	struct wsr_hist h;
+	__u32 n, i;
+
+	if (dir)
+		read_text(dir, "intervals_ms", ivals, sizeof(ivals));
+	if (!json) {
+		printf("device: %s\nprograms: %s\n", dir ? dir : "none",
+		       balloon_attached() ? "attached" : "detached");
+		if (dir) {
+			printf("config: intervals_ms %s refresh_ms %llu report_ms %llu\ndriver:",
+			       ivals, (unsigned long long)read_u64(dir, "refresh_ms"),
+			       (unsigned long long)read_u64(dir, "report_ms"));
+			for (i = 0; i < ARRAY_SIZE(counters); i++)
+				printf(" %s %llu", counters[i],
+				       (unsigned long long)read_u64(dir, counters[i]));
+			putchar('\n');
+		}
+		printf("last report: %s, %.1f s ago, driver answer %d (sent %llu, refused %llu)\n",
+		       cause_name(b->cause), b->time_ns ? (now_ns() - b->time_ns) / 1e9 : 0.0,
+		       b->err, (unsigned long long)b->sent, (unsigned long long)b->refused);
+		for (n = 0; n < b->nr_nodes && n < WSR_MAX_NODES; n++) {
+			balloon_hist(b, n, &h);
+			printf("N%u\n", b->nodes[n].node_id);
+			wsr_print_hist(stdout, &h);
+		}
+		return;
+	}
+	fputs("{\"device\":", stdout);
+	if (dir)
+		wsr_print_json_string(stdout, dir);
+	else
+		fputs("null", stdout);
+	printf(",\"attached\":%s", balloon_attached() ? "true" : "false");
+	if (dir) {
+		for (i = 0; ivals[i]; i++)
+			ivals[i] = ivals[i] == ' ' ? ',' : ivals[i];
+		printf(",\"config\":{\"intervals_ms\":[%s],\"refresh_ms\":%llu,\"report_ms\":%llu}",
+		       ivals, (unsigned long long)read_u64(dir, "refresh_ms"),
+		       (unsigned long long)read_u64(dir, "report_ms"));
+		fputs(",\"driver\":{", stdout);
+		for (i = 0; i < ARRAY_SIZE(counters); i++)
+			printf("%s\"%s\":%llu", i ? "," : "", counters[i],
+			       (unsigned long long)read_u64(dir, counters[i]));
+		fputc('}', stdout);
+	}
+	printf(",\"last_report\":{\"sent\":%llu,\"refused\":%llu,\"time_ns\":%llu,"
+	       "\"cause\":\"%s\",\"err\":%d,\"histograms\":[",
+	       (unsigned long long)b->sent, (unsigned long long)b->refused,
+	       (unsigned long long)b->time_ns, cause_name(b->cause), b->err);
+	for (n = 0; n < b->nr_nodes && n < WSR_MAX_NODES; n++) {
+		balloon_hist(b, n, &h);
+		fputs(n ? "," : "", stdout);
+		wsr_print_hist_json(stdout, b->nodes[n].node_id, &h);
+	}
+	fputs("]}}\n", stdout);
+}
+
+static int cmd_balloon(int argc, char **argv)
+{
+	const char *sub = argc > 1 && argv[1][0] != '-' ? argv[1] : "show";
+	struct wsr_balloon b = {};
+	char dir[256];
+	struct cli c = {};
+	int fd, err;
+
+	if (argc > 1 && argv[1][0] != '-') {
+		argc--;
+		argv++;
+	}
+	err = parse_options_only(argc, argv, &c);
+	if (err)
+		return err;
+	if (!strcmp(sub, "attach"))
+		return loaded() && !balloon_attach() ? 0 : 1;
+	if (!strcmp(sub, "detach")) {
+		unpin_all(balloon_pins, ARRAY_SIZE(balloon_pins));
+		return 0;
+	}
+	if (strcmp(sub, "show")) {
+		err_msg("unknown balloon command '%s' (show, attach, detach)", sub);
+		return 2;
+	}
+	fd = open_pin("balloon");
+	if (fd < 0 || bpf_map_lookup_elem(fd, &(__u32){ 0 }, &b))
+		return 1;
+	print_balloon(balloon_dir(dir, sizeof(dir)) ? NULL : dir, &b, c.json);
 	return 0;
 }
 
@@ -1012,6 +1389,8 @@ int main(int argc, char **argv)
 		return cmd_watch(argc, argv);
 	if (!strcmp(cmd, "unload"))
 		return cmd_unload(argc, argv);
+	if (!strcmp(cmd, "balloon"))
+		return cmd_balloon(argc, argv);
 	if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help") || !strcmp(cmd, "help")) {
 		usage(stdout);
 		return 0;
