@@ -112,44 +112,53 @@ static int qmp_connect(struct qmp *q, const char *path)
 	return qmp_exec(q, "{\"execute\":\"qmp_capabilities\"}", NULL) ? -1 : 0;
 }
 
-/* the next "key":<number> after *p, advancing *p; -1 when none */
-static int next_number(const char **p, const char *key, unsigned long long *v)
+/* the number of "key": between @p and @end; -1 when none */
+static int number_in(const char *p, const char *end, const char *key,
+		     unsigned long long *v)
 {
 	char pat[64];
 	const char *k;
 
 	snprintf(pat, sizeof(pat), "\"%s\":", key);
-	k = strstr(*p, pat);
-	if (!k)
+	k = strstr(p, pat);
+	if (!k || k >= end)
 		return -1;
 	k += strlen(pat);
 	while (*k == ' ')
 		k++;
-	*v = strtoull(k, (char **)p, 10);
+	*v = strtoull(k, NULL, 10);
 	return 0;
 }
 
-/* a report's "nodes" array in the seed's format; bytes become pages */
+/*
+ * A report's "nodes" array in the seed's format; bytes become pages.  QEMU
+ * orders an object's keys as it likes, so each node and each bin object is
+ * bounded first and its keys looked up inside it.
+ */
 static void print_report(const char *json)
 {
-	const char *p = json, *next_node;
+	const char *p = strstr(json, "\"nodes\""), *open, *arr, *arr_end, *end, *b, *b_end;
 	unsigned long long node, ms, anon, file;
 
-	while (next_number(&p, "node-id", &node) == 0) {
+	while (p && (p = strstr(p, "\"bins\""))) {
+		for (open = p; open > json && *open != '{'; open--)
+			;
+		arr = strchr(p, '[');
+		arr_end = arr ? strchr(arr, ']') : NULL;
+		end = arr_end ? strchr(arr_end, '}') : NULL;
+		if (!end || number_in(open, end, "node-id", &node))
+			return;
 		printf("N%llu\n", node);
-		next_node = strstr(p, "\"node-id\"");
-		while (next_number(&p, "idle-age-ms", &ms) == 0 &&
-		       (!next_node || p < next_node)) {
-			if (next_number(&p, "anon-bytes", &anon) ||
-			    next_number(&p, "file-bytes", &file))
+		for (b = arr; (b = strchr(b, '{')) && b < arr_end; b = b_end) {
+			b_end = strchr(b, '}');
+			if (!b_end || number_in(b, b_end, "idle-age-ms", &ms) ||
+			    number_in(b, b_end, "anon-bytes", &anon) ||
+			    number_in(b, b_end, "file-bytes", &file))
 				return;
 			printf("%llu anon=%llu file=%llu\n", ms, anon / PAGE_SIZE,
 			       file / PAGE_SIZE);
-			if (next_node && p > next_node)
-				break;
 		}
-		if (next_node)
-			p = next_node;
+		p = end;
 	}
 }
 

@@ -5,6 +5,8 @@
 # "N passed, N failed"; exits non-zero on any failure.
 #
 #   WSR_TESTS="pattern ..."  run only the guest tests matching the patterns
+#   WSR_BALLOON_TESTS="pattern ..."  only the matching balloon tests
+#                            (vmtests/balloon-test.sh --list names them)
 #   WSR_SKIP_SELFTEST=1      skip the harness's own tests (for quick runs)
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -66,6 +68,8 @@ echo "== host unit tests"
 run_unit_tests
 echo "== host QMP tests (QEMU working-set device, no guest)"
 "$WSR_ROOT"/vmtests/qmp-test.sh 2>&1 | record_lines host-qmp
+echo "== host balloon tests (working-set transport, patched kernel and QEMU)"
+"$WSR_ROOT"/vmtests/balloon-test.sh 2>&1 | record_lines host-balloon
 if [ "${WSR_SKIP_SELFTEST:-0}" != 1 ]; then
 	echo "== harness tests"
 	"$WSR_ROOT"/vmtests/selftest.sh 2>&1 | record_lines harness

@@ -1,0 +1,111 @@
+# shellcheck shell=dash
+# Helpers for the guest side of vmtests/balloon-test.sh (sourced; POSIX sh
+# plus "local", as busybox runs it).
+#
+# The host follows the guest through marker lines on the console,
+# "wsr-balloon: WORD [DETAILS]", and the guest follows the host through
+# the balloon device itself: working-set counters in sysfs, MemTotal.  A
+# failed check prints "FAIL: reason" and exits, which the host reports; a
+# script that passes ends with finish, and the host then stops the guest.
+
+fail() { echo "FAIL: $*"; exit 1; }
+mark() { echo "wsr-balloon: $*"; }
+
+# shellcheck disable=SC2034 # for the scripts
+DRV=/sys/bus/virtio/drivers/virtio_balloon
+
+# balloon_dev: the balloon's folder in /sys/bus/virtio/devices, bound or not
+balloon_dev() {
+	local d
+	for d in /sys/bus/virtio/devices/virtio*; do
+		[ "$(cat "$d/device" 2>/dev/null)" = 0x0005 ] && { echo "$d"; return 0; }
+	done
+	return 1
+}
+
+# wait_until SECS CMD...: run CMD every 0.1 s until it succeeds (CMD's
+# arguments are expanded once: poll a function to re-read a value)
+wait_until() {
+	local n=$(($1 * 10))
+	shift
+	until "$@"; do
+		n=$((n - 1))
+		[ "$n" -gt 0 ] || return 1
+		sleep 0.1
+	done
+}
+
+# ws NAME: the balloon's working_set/NAME ($dev must be set)
+# shellcheck disable=SC2154
+ws() { cat "$dev/working_set/$1" 2>/dev/null; }
+
+# ws_at_least NAME MIN: working_set/NAME exists and is >= MIN
+ws_at_least() {
+	local v
+	v=$(ws "$1") && [ -n "$v" ] && [ "$v" -ge "$2" ]
+}
+
+# intervals_are LIST: working_set/intervals_ms is LIST (comma-separated)
+intervals_are() { [ "$(ws intervals_ms | tr ' ' ,)" = "$1" ]; }
+
+# ws_state: the configuration and counters on one line
+ws_state() {
+	echo "intervals=$(ws intervals_ms | tr ' ' ,) refresh=$(ws refresh_ms)" \
+		"report=$(ws report_ms) configs=$(ws configs) requests=$(ws requests)" \
+		"rejected=$(ws rejected)"
+}
+
+# feature_bit N: bit N of the features the driver negotiated (0 or 1)
+feature_bit() { cut -c"$(($1 + 1))" "$dev/features"; }
+
+meminfo() { awk -v k="$1:" '$1 == k { print $2 }' /proc/meminfo; }
+
+# mem_at_most KEY KB / mem_at_least KEY KB: /proc/meminfo's KEY vs KB
+mem_at_most() { [ "$(meminfo "$1")" -le "$2" ]; }
+mem_at_least() { [ "$(meminfo "$1")" -ge "$2" ]; }
+
+# follow_balloon: wait for the host to inflate the balloon by at least
+# 60 MiB and to deflate it again, seen as MemTotal going down and back
+follow_balloon() {
+	local total0
+	total0=$(meminfo MemTotal)
+	wait_until 120 mem_at_most MemTotal $((total0 - 61440)) ||
+		fail "MemTotal still $(meminfo MemTotal) kB, not 60 MiB below $total0 kB: balloon not inflated"
+	mark "INFLATED MemTotal=$(meminfo MemTotal)"
+	wait_until 120 mem_at_least MemTotal $((total0 - 1024)) ||
+		fail "MemTotal still $(meminfo MemTotal) kB, below $total0 kB: balloon not deflated"
+	mark "DEFLATED MemTotal=$(meminfo MemTotal)"
+}
+
+# dmesg_clean: no kernel warning, bug or oops (or leak report) since the
+# script started (the boot's own warnings, e.g. about the NUMA topology QEMU
+# gives the vCPUs, are not ours)
+dmesg_clean() {
+	local bad
+	bad=$(dmesg | sed -n '/wsr-balloon-test: start/,$p' |
+		grep -E 'WARNING:|BUG:|Oops|general protection|Call Trace|leak|list_(add|del) corruption|refcount_t:|UBSAN' |
+		head -n 3 | tr '\n' '|')
+	[ -z "$bad" ] || fail "kernel log: $bad"
+}
+
+# start_daemon: "wsr daemon" in the background, serving the balloon; sets
+# $daemon (its pid) and $dev
+start_daemon() {
+	dev=$(balloon_dev) || fail "no virtio balloon device"
+	# one node's page-table walk must not hide the other node's hot pages
+	echo 0x0003 >/sys/kernel/mm/lru_gen/enabled
+	wsr daemon 2>/tmp/daemon.log &
+	daemon=$!
+	wait_until 60 grep -q "serving the balloon" /tmp/daemon.log ||
+		fail "the daemon does not serve the balloon: $(tr '\n' ' ' </tmp/daemon.log)"
+}
+
+# finish: the last check, then "DONE"; the host ends the guest (QMP quit)
+# once it has checked its side, so the guest stays up until then
+finish() {
+	dmesg_clean
+	mark DONE
+	exec sleep 3600
+}
+
+echo "wsr-balloon-test: start" >/dev/kmsg
