@@ -1,5 +1,8 @@
 #!/usr/bin/env bash
-# make bench: run the benchmarks in a guest and print their figures.
+# make bench: run the benchmarks in guests and print their figures: the
+# estimator's (vmtests/bench-guest.sh), then the balloon transport's
+# (vmtests/balloon-bench.sh).
 set -eu
 . "$(dirname "$0")/lib.sh"
-exec "$WSR_ROOT"/vmtests/run --timeout 1800 -- wsr-bench
+"$WSR_ROOT"/vmtests/run --timeout 1800 -- wsr-bench
+"$WSR_ROOT"/vmtests/balloon-bench.sh

@@ -3,9 +3,11 @@
 # Guest side of balloon_driver_unbind_rebind_and_module_reload_keep_working:
 # while the host sends CONFIGs and REQUESTs in a loop, unbind and bind the
 # balloon driver, and unload and reload its module, CYCLES times in turn.
-# After each cycle working_set/ must come back with fresh counters and the
-# host's CONFIG must be applied.  Then the host checks that the device
-# still configures, reports stats and inflates.
+# After each cycle working_set/ must come back with fresh counters, the
+# host's CONFIG must be applied and wsr's reports must reach the host
+# (the balloon programs are detached before rmmod, attached after insmod).
+# Then the host checks that the device still configures, reports stats
+# and inflates.
 #
 # usage: rebind_cycles.sh CYCLES
 . /host/transport-lib.sh
@@ -18,6 +20,8 @@ name=${dev##*/}
 ko=$(find /lib/modules -name virtio_balloon.ko | head -n 1)
 [ -n "$ko" ] || fail "no virtio_balloon.ko in /lib/modules"
 wait_until 30 [ -d "$dev/working_set" ] || fail "no working_set/ in $dev"
+# the daemon answers the host's requests: reports flow through the cycles
+start_daemon
 mark "READY $(ws_state)"
 
 mem() { echo "MemFree=$(meminfo MemFree) MemAvailable=$(meminfo MemAvailable) Slab=$(meminfo Slab)"; }
@@ -36,10 +40,13 @@ while [ "$i" -le "$cycles" ]; do
 		echo "$name" >"$DRV/bind" || fail "cycle $i: bind failed"
 	else
 		how=reload
+		# the balloon programs call the module's kfuncs: they hold it
+		wsr balloon detach || fail "cycle $i: wsr balloon detach failed"
 		rmmod virtio_balloon || fail "cycle $i: rmmod virtio_balloon failed"
 		[ ! -e "$DRV" ] || fail "cycle $i: driver still registered after rmmod"
 		[ ! -e "$dev/working_set" ] || fail "cycle $i: working_set/ stays after rmmod"
 		insmod "$ko" || fail "cycle $i: insmod $ko failed"
+		wsr balloon attach || fail "cycle $i: wsr balloon attach failed"
 	fi
 	wait_until 30 [ -e "$dev/working_set/configs" ] ||
 		fail "cycle $i ($how): no working_set/ after binding again"
@@ -57,6 +64,8 @@ while [ "$i" -le "$cycles" ]; do
 	if ! wait_until 60 intervals_are "$looped" || ! wait_until 60 ws_at_least requests 1; then
 		fail "cycle $i ($how): the host's CONFIG and REQUEST do not arrive: $(ws_state)"
 	fi
+	wait_until 60 ws_at_least sent 1 ||
+		fail "cycle $i ($how): no report reaches the host: $(ws_state); $(tail -n 2 /tmp/daemon.log)"
 	mark "CYCLE $i $how, first: $first; $(mem)"
 	[ "$i" != 2 ] || mem0=$(mem)
 	i=$((i + 1))
