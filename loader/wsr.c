@@ -838,13 +838,16 @@ static void unpin_all(const char *const *names, size_t nr)
 static int pin_link(struct bpf_link *link, const char *name)
 {
 	char path[PATH_MAX];
+	int err = 0;
 
 	pin_path(path, sizeof(path), name);
 	if (!link || bpf_link__pin(link, path)) {
 		err_msg("cannot attach or pin %s: %s", name, strerror(errno));
-		return -1;
+		err = -1;
 	}
-	return 0;
+	/* the pin keeps the link: our fd must not, or unpinning leaves it */
+	bpf_link__destroy(link);
+	return err;
 }
 
 /*
@@ -980,6 +983,33 @@ out:
 		unpin_all(balloon_pins, ARRAY_SIZE(balloon_pins));
 	wsr_bpf__destroy(skel);
 	return err;
+}
+
+/*
+ * Unpin the balloon programs and wait until the kernel has let go of the
+ * module: programs are freed after an RCU grace period, and only then
+ * does "rmmod virtio_balloon" work.
+ */
+static int balloon_detach(void)
+{
+	int i;
+
+	unpin_all(balloon_pins, ARRAY_SIZE(balloon_pins));
+	for (i = 0; i < 100; i++) {
+		char buf[16] = "0";
+		FILE *f = fopen("/sys/module/virtio_balloon/refcnt", "r");
+
+		if (f) {
+			if (!fgets(buf, sizeof(buf), f))
+				buf[0] = '0';
+			fclose(f);
+		}
+		if (atoi(buf) == 0)
+			return 0;
+		usleep(50 * 1000);
+	}
+	err_msg("warning: virtio_balloon is still in use 5 s after detaching");
+	return 0;
 }
 
 /* the working_set folder of the balloon device that reports, into @dir */
@@ -1341,10 +1371,8 @@ static int cmd_balloon(int argc, char **argv)
 		return err;
 	if (!strcmp(sub, "attach"))
 		return loaded() && !balloon_attach() ? 0 : 1;
-	if (!strcmp(sub, "detach")) {
-		unpin_all(balloon_pins, ARRAY_SIZE(balloon_pins));
-		return 0;
-	}
+	if (!strcmp(sub, "detach"))
+		return balloon_detach();
 	if (strcmp(sub, "show")) {
 		err_msg("unknown balloon command '%s' (show, attach, detach)", sub);
 		return 2;
