@@ -159,7 +159,7 @@ static __always_inline __u32 nr_zones(void)
 	return nz > 8 ? 8 : nz;
 }
 
-/* generations of @lruvec now; nr_pages summed over zones, negatives as 0 */
+/* generations of @lruvec now; nr_pages summed over zones, a negative sum as 0 */
 static __noinline int read_gens(struct lruvec *lruvec, struct scratch *s)
 {
 	struct wsr_gens *g = &s->gens;
@@ -179,11 +179,13 @@ static __noinline int read_gens(struct lruvec *lruvec, struct scratch *s)
 			long sum = 0;
 
 			for (zone = 0; zone < 8 && zone < nz; zone++) {
-				long n = s->nr_pages[((gen * 2 + type) * nz + zone) & 63];
-
-				sum += n > 0 ? n : 0;
+				sum += s->nr_pages[((gen * 2 + type) * nz + zone) & 63];
 			}
-			g->pages[gen][type] = sum;
+			/*
+			 * A zone's count goes negative while pages move between
+			 * generations; summed over zones it cancels, as in lru_gen.
+			 */
+			g->pages[gen][type] = sum > 0 ? sum : 0;
 		}
 	}
 	return 0;
