@@ -1155,7 +1155,9 @@ static void balloon_serve(struct balloon_watch *w, int timeout_ms)
 	__u64 v[2];
 	int i;
 
-	if (w->fd[0] < 0 && (!balloon_attached() || balloon_rewatch(w))) {
+	/* detached ("wsr balloon detach"): requests wait for an attach */
+	if (!balloon_attached() || (w->fd[0] < 0 && balloon_rewatch(w))) {
+		balloon_unwatch(w);
 		usleep(timeout_ms * 1000);
 		return;
 	}
@@ -1369,8 +1371,13 @@ static int cmd_balloon(int argc, char **argv)
 	err = parse_options_only(argc, argv, &c);
 	if (err)
 		return err;
-	if (!strcmp(sub, "attach"))
-		return loaded() && !balloon_attach() ? 0 : 1;
+	if (!strcmp(sub, "attach")) {
+		if (!loaded()) {
+			err_msg("nothing loaded in %s: start \"wsr daemon\" first", pin_dir);
+			return 1;
+		}
+		return balloon_attach() ? 1 : 0;
+	}
 	if (!strcmp(sub, "detach"))
 		return balloon_detach();
 	if (strcmp(sub, "show")) {
