@@ -42,3 +42,16 @@ step "no wsr binary needed: cat /sys/fs/bpf/wsr/histogram"
 cat /sys/fs/bpf/wsr/histogram
 step "the kernel's own view: /sys/kernel/debug/lru_gen for /demo"
 awk '$1 == "memcg" { on = ($3 == "/demo") } on' /sys/kernel/debug/lru_gen
+
+step "the host's turn: over QMP it configures the balloon's bins and asks for a report"
+ws=$(ls -d /sys/bus/virtio/drivers/virtio_balloon/virtio*/working_set 2>/dev/null || true)
+if [ -n "$ws" ]; then
+	echo "wsr-demo: HOST-TURN"
+	i=0
+	while [ "$(cat "$ws/sent")" -lt 1 ] && [ "$i" -lt 300 ]; do sleep 0.2; i=$((i + 1)); done
+	sleep 3	# the host prints what it received
+	step "what wsr sent the host, from the guest side (wsr balloon)"
+	wsr balloon
+else
+	echo "no balloon device with working-set reporting"
+fi
