@@ -40,9 +40,7 @@ for i in $(seq 1 "$N"); do
 done
 for _ in $(seq 1 120); do [ -n "$(mark COST)" ] && break; sleep 0.5; done
 # QEMU's time stamp of each event, in microseconds
-awk '{ match($0, /"seconds": *[0-9]+/); s = substr($0, RSTART, RLENGTH); gsub(/[^0-9]/, "", s)
-	match($0, /"microseconds": *[0-9]+/); u = substr($0, RSTART, RLENGTH); gsub(/[^0-9]/, "", u)
-	printf "%.0f\n", s * 1000000 + u }' "$tmp/ev" >"$tmp/recv_us"
+report_times "$tmp/ev" | awk '{ split($1, t, "."); printf "%.0f\n", t[1] * 1000000 + t[2] }' >"$tmp/recv_us"
 paste "$tmp/sent" "$tmp/recv_us" | awk '{ printf "%.3f\n", ($2 - $1 / 1000) / 1000 }' |
 	sort -n >"$tmp/lat"
 n=$(wc -l <"$tmp/lat")

@@ -630,20 +630,6 @@ test_request_matches_guest() {
 	guest_done
 }
 
-# report_times FILE: "<QEMU time stamp> <first bin bound> <total bytes>" per
-# WORKING_SET_EVENT line of FILE
-report_times() {
-	awk '{
-		match($0, /"seconds": *[0-9]+/); s = substr($0, RSTART, RLENGTH); gsub(/[^0-9]/, "", s)
-		match($0, /"microseconds": *[0-9]+/); u = substr($0, RSTART, RLENGTH); gsub(/[^0-9]/, "", u)
-		match($0, /"idle-age-ms": *[0-9]+/); b = substr($0, RSTART, RLENGTH); gsub(/[^0-9]/, "", b)
-		tot = 0; line = $0
-		while (match(line, /"(anon|file)-bytes": *[0-9]+/)) {
-			v = substr(line, RSTART, RLENGTH); gsub(/[^0-9]/, "", v); tot += v
-			line = substr(line, RSTART + RLENGTH) }
-		printf "%d.%06d %s %d\n", s, u, b, tot }' "$1"
-}
-
 # Under memory pressure, with the daemon stopped, reports come on their
 # own, never closer than report_ms, and follow a new CONFIG within 1 s.
 test_reclaim_reports() {

@@ -58,3 +58,17 @@ apply_patches() {
 			die "patch ${p##*/} does not apply to $dir"
 	done
 }
+
+# report_times FILE: "<QEMU time stamp, s.us> <first bin bound> <total bytes>"
+# per WORKING_SET_EVENT line (wsr-host watch --json) of FILE
+report_times() {
+	awk '{
+		match($0, /"seconds": *[0-9]+/); s = substr($0, RSTART, RLENGTH); gsub(/[^0-9]/, "", s)
+		match($0, /"microseconds": *[0-9]+/); u = substr($0, RSTART, RLENGTH); gsub(/[^0-9]/, "", u)
+		match($0, /"idle-age-ms": *[0-9]+/); b = substr($0, RSTART, RLENGTH); gsub(/[^0-9]/, "", b)
+		tot = 0; line = $0
+		while (match(line, /"(anon|file)-bytes": *[0-9]+/)) {
+			v = substr(line, RSTART, RLENGTH); gsub(/[^0-9]/, "", v); tot += v
+			line = substr(line, RSTART + RLENGTH) }
+		printf "%d.%06d %s %.0f\n", s, u, b, tot }' "$1"
+}
