@@ -3,6 +3,8 @@
 #   make demo    set up, build, boot a guest running a workload and show
 #                its working-set histograms (the main job)
 #   make check   set up, build, run host unit tests and guest tests
+#   make check-long  the long tests: 10,000 device fuzz cases on the
+#                debug (sanitizer) kernel
 #   make bench   benchmarks (figures, compared against a baseline)
 #
 # Kernel and QEMU trees and their builds live in $(WSR_CACHE), keyed by
@@ -28,11 +30,11 @@ Q = @
 msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
-GUEST_PROGS := $(GUEST)/wsr $(GUEST)/wsr-workload
+GUEST_PROGS := $(GUEST)/wsr $(GUEST)/wsr-workload $(GUEST)/kfunc-probe
 GUEST_TESTS := $(wildcard tests/guest/*.sh)
 UNIT_TESTS  := $(patsubst tests/unit/%.c,$(BUILD)/unit/%,$(wildcard tests/unit/*.c))
 
-.PHONY: all setup check bench demo clean distclean FORCE
+.PHONY: all setup check check-long bench demo clean distclean FORCE
 .DELETE_ON_ERROR:
 .SECONDARY:
 
@@ -57,6 +59,13 @@ $(BUILD)/%.bpf.o: bpf/%.bpf.c $(wildcard include/*.h bpf/*.h) $(BUILD)/vmlinux.h
 	$(Q)$(CLANG) -g -O2 -Wall -Werror -target bpf -D__TARGET_ARCH_x86 \
 		$(INCLUDES) -Ibpf -c $< -o $@
 
+# test-only BPF programs (the balloon kfuncs called the ways a careless or
+# a busy tracing program would)
+$(BUILD)/%.bpf.o: tests/balloon/progs/%.bpf.c $(wildcard tests/balloon/progs/*.h) include/wsr.h $(BUILD)/vmlinux.h
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) -g -O2 -Wall -Werror -target bpf -D__TARGET_ARCH_x86 \
+		$(INCLUDES) -Itests/balloon/progs -c $< -o $@
+
 $(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
 	$(call msg,GEN-SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< >$@
@@ -70,6 +79,10 @@ $(GUEST)/wsr: loader/wsr.c loader/parse.c $(BUILD)/wsr.skel.h $(wildcard loader/
 $(BUILD)/wsr-host: host/wsr-host.c | $(BUILD)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) -o $@ $<
+
+$(GUEST)/kfunc-probe: tests/balloon/progs/kfunc_probe.c tests/balloon/progs/kfunc_probe.h $(BUILD)/kfunc_probe.skel.h | $(GUEST)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $(INCLUDES) -Itests/balloon/progs -static -o $@ $< $(LIBS)
 
 $(GUEST)/wsr-workload: vmtests/progs/wsr-workload.c | $(GUEST)
 	$(call msg,CC,$@)
@@ -93,6 +106,12 @@ $(BUILD) $(GUEST) $(BUILD)/unit:
 check: setup
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)vmtests/check.sh
+
+check-long: setup
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)WSR_FUZZ_CASES=$${WSR_FUZZ_CASES:-10000} WSR_BALLOON_KERNEL=debug \
+		WSR_BALLOON_TESTS='balloon_device_fuzz_*' vmtests/balloon-test.sh | tee $(BUILD)/check-long.out
+	$(Q)! grep -q '^FAIL' $(BUILD)/check-long.out && grep -q '^PASS' $(BUILD)/check-long.out
 
 bench: setup
 	$(Q)$(MAKE) --no-print-directory all

@@ -43,6 +43,9 @@ static void usage(FILE *f)
 "  watch [--json] [--count N]\n"
 "                  print each report as it arrives (WORKING_SET_EVENT)\n"
 "  qmp JSON        send one raw QMP command, print the reply\n"
+"  qmp -           send the QMP commands of stdin, one per line, over one\n"
+"                  connection; print each reply line as QEMU sent it, errors\n"
+"                  too (events are skipped)\n"
 "\n"
 "options:\n"
 "  --qmp SOCKET    QMP socket of the QEMU (-qmp unix:SOCKET,server=on,wait=off)\n"
@@ -88,6 +91,34 @@ static int qmp_exec(struct qmp *q, const char *cmd, const char **reply)
 	if (reply)
 		*reply = r;
 	return 0;
+}
+
+/* "qmp -": the commands of stdin over one connection, each reply printed */
+static int qmp_stream(struct qmp *q)
+{
+	char *cmd = NULL;
+	size_t cap = 0;
+	const char *r;
+	ssize_t n;
+	int err = 0;
+
+	while ((n = getline(&cmd, &cap, stdin)) > 0) {
+		cmd[strcspn(cmd, "\n")] = 0;
+		if (!cmd[0])
+			continue;
+		fprintf(q->out, "%s\n", cmd);
+		fflush(q->out);
+		r = qmp_read(q, 0);
+		if (!r) {
+			fprintf(stderr, "wsr-host: QMP connection closed\n");
+			err = 1;
+			break;
+		}
+		fputs(r, stdout);
+		fflush(stdout);
+	}
+	free(cmd);
+	return err;
 }
 
 static int qmp_connect(struct qmp *q, const char *path)
@@ -333,9 +364,11 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[0], "watch"))
 		return cmd_watch(&q, json, count);
 	if (argc != 2) {
-		fprintf(stderr, "wsr-host: qmp takes one JSON command\n");
+		fprintf(stderr, "wsr-host: qmp takes one JSON command, or - for stdin\n");
 		return 2;
 	}
+	if (!strcmp(argv[1], "-"))
+		return qmp_stream(&q);
 	{
 		const char *r;
 		int err = qmp_exec(&q, argv[1], &r);

@@ -929,19 +929,26 @@ out:
 
 #define BALLOON_WS_GLOB	"/sys/bus/virtio/drivers/virtio_balloon/virtio*/working_set"
 
-/* does the loaded virtio_balloon driver have the working-set kfuncs? */
+/*
+ * Does the virtio_balloon driver have the working-set kfuncs?  A module
+ * has them in its own BTF; a driver built in (CONFIG_VIRTIO_BALLOON=y), in
+ * vmlinux's.
+ */
 static bool balloon_kfuncs(void)
 {
-	struct btf *vmlinux = btf__load_vmlinux_btf(), *mod = NULL;
+	static const char kfunc[] = "bpf_virtio_balloon_ws_report";
+	struct btf *vmlinux = btf__load_vmlinux_btf(), *mod;
 	bool found = false;
 
-	if (vmlinux)
-		mod = btf__parse_split("/sys/kernel/btf/virtio_balloon", vmlinux);
-	if (mod && !libbpf_get_error(mod))
-		found = btf__find_by_name_kind(mod, "bpf_virtio_balloon_ws_report",
-					       BTF_KIND_FUNC) > 0;
-	if (!libbpf_get_error(mod))
+	if (!vmlinux)
+		return false;
+	mod = btf__parse_split("/sys/kernel/btf/virtio_balloon", vmlinux);
+	if (mod) {
+		found = btf__find_by_name_kind(mod, kfunc, BTF_KIND_FUNC) > 0;
 		btf__free(mod);
+	} else {
+		found = btf__find_by_name_kind(vmlinux, kfunc, BTF_KIND_FUNC) > 0;
+	}
 	btf__free(vmlinux);
 	return found;
 }
@@ -1012,21 +1019,6 @@ static int balloon_detach(void)
 	return 0;
 }
 
-/* the working_set folder of the balloon device that reports, into @dir */
-static int balloon_dir(char *dir, size_t len)
-{
-	glob_t g;
-	int err = -1;
-
-	if (glob(BALLOON_WS_GLOB "/requests", 0, NULL, &g) == 0 && g.gl_pathc > 0) {
-		snprintf(dir, len, "%s", g.gl_pathv[0]);
-		*strrchr(dir, '/') = 0;
-		err = 0;
-	}
-	globfree(&g);
-	return err;
-}
-
 static int read_text(const char *dir, const char *name, char *buf, size_t len)
 {
 	char path[PATH_MAX];
@@ -1043,6 +1035,31 @@ static int read_text(const char *dir, const char *name, char *buf, size_t len)
 		return -1;
 	buf[strcspn(buf, "\n")] = 0;
 	return 0;
+}
+
+/*
+ * The working_set folder of the balloon device the kfuncs report
+ * through ("active" reads 1), into @dir: after an unbind and bind, or
+ * with several devices, not merely the first one bound.
+ */
+static int balloon_dir(char *dir, size_t len)
+{
+	char active[8];
+	glob_t g;
+	size_t i;
+	int err = -1;
+
+	if (glob(BALLOON_WS_GLOB, 0, NULL, &g) == 0) {
+		for (i = 0; i < g.gl_pathc && err; i++) {
+			if (read_text(g.gl_pathv[i], "active", active, sizeof(active)) ||
+			    strcmp(active, "1"))
+				continue;
+			snprintf(dir, len, "%s", g.gl_pathv[i]);
+			err = 0;
+		}
+	}
+	globfree(&g);
+	return err;
 }
 
 static __u64 read_u64(const char *dir, const char *name)

@@ -16,6 +16,10 @@
 #                                    a shell pattern (default: all)
 #   WSR_BALLOON_LOGS=DIR             keep every guest's console log in DIR
 #                                    (a failed test's is always kept)
+#   WSR_BALLOON_KERNEL=ours|debug    the guest kernel (vmtests/run --kernel);
+#                                    on debug, any sanitizer report fails
+#                                    the test
+#   WSR_FUZZ_CASES=N                 device fuzz cases (default 1000)
 #   vmtests/balloon-test.sh --list   print the test names
 #
 # Adding a test: write a test_* function that boots a guest with
@@ -28,6 +32,7 @@ BUILD=${BUILD:-$WSR_ROOT/build}
 HOST=$BUILD/wsr-host
 GUEST_SCRIPTS=$WSR_ROOT/tests/balloon
 BALLOON=/machine/peripheral/balloon0
+KERNEL=${WSR_BALLOON_KERNEL:-ours}
 
 [ -x "$HOST" ] || make -s -C "$WSR_ROOT" BUILD="$BUILD" "$BUILD/wsr-host" >&2 ||
 	die "cannot build $HOST"
@@ -139,7 +144,7 @@ guest_start() {
 	mkdir -p "$d"
 	G_LOG=$d/console.log G_QMP=$d/qmp G_EVENTS=$d/qmp-events G_OUT=$d/run.out
 	G_RAM=$((2 * node_mem << 20))
-	"$WSR_ROOT"/vmtests/run --quiet --log "$G_LOG" --qmp "$G_QMP" --balloon "$props" \
+	"$WSR_ROOT"/vmtests/run --kernel "$KERNEL" --quiet --log "$G_LOG" --qmp "$G_QMP" --balloon "$props" \
 		--qemu-arg -qmp --qemu-arg "unix:$G_EVENTS,server=on,wait=off" \
 		--node-mem 256 --timeout 300 --qemu-arg -d --qemu-arg guest_errors \
 		"${opts[@]}" --dir "$GUEST_SCRIPTS" -- sh "/host/$script" "$@" >"$G_OUT" 2>&1 &
@@ -166,16 +171,22 @@ guest_why() {
 }
 
 # guest_done [SECS]: wait for the guest script's "DONE" (default 60 s),
-# check that QEMU still runs the guest, and end it
+# check that QEMU still runs the guest, then that the guest powers off by
+# itself with status 0: on the debug kernel, that is the sanitizers' verdict
 guest_done() {
-	local st
+	local st n rc
 	wait_mark DONE "${1:-60}" || return
 	st=$(qmp '{"execute":"query-status"}' 2>&1)
 	case "$st" in
 	*'"status": "running"'*) ;;
 	*) bad "QEMU not running the guest at the end: $st"; return ;;
 	esac
-	guest_stop
+	for n in $(seq 1 1200); do guest_alive || break; sleep 0.1; done
+	guest_alive && { bad "the guest did not power off within 120 s of DONE"; return; }
+	wait "$G_PID"
+	rc=$?
+	G_PID=""
+	[ "$rc" = 0 ] || bad "guest run ended with status $rc: $(grep -a -A1 "^wsr: " "$G_OUT" | head -n 2 | tr "\n" " ")"
 }
 
 # guest_stop: end the guest if it still runs: QMP quit, else kill what we started
@@ -559,15 +570,20 @@ notify_loop() {
 
 # The driver must survive being unbound and bound again, and its module
 # unloaded and loaded again, while the host keeps notifying it; afterwards
-# the device still configures, reports stats and inflates.
+# the device still configures, reports stats and inflates.  With
+# --fail-nth (debug kernel), probe first fails at each of its allocations
+# in turn, with the balloon programs attached.
 test_rebind_cycles() {
 	local cycles=${WSR_BALLOON_CYCLES:-20} stop=$tmp/loop.stop loop counts total
-	guest_start rebind_cycles.sh working-set=on,working-set-bins=5 --timeout 480 -- "$cycles" || return
+	guest_start rebind_cycles.sh working-set=on,working-set-bins=5 --timeout 900 -- "$cycles" "$@" || return
 	wait_mark READY || return
 	rm -f "$stop" "$stop.ok"
 	notify_loop "$stop" &
 	loop=$!
-	wait_mark CYCLES-DONE 360
+	if [ "${1:-}" = --fail-nth ] && wait_mark PROBE-FAULTS 400; then
+		echo "    | probe under fault injection: $MARK" >&2
+	fi
+	[ -z "$why" ] && wait_mark CYCLES-DONE 400
 	touch "$stop"
 	wait "$loop"
 	[ -z "$why" ] || return
@@ -663,6 +679,161 @@ test_reclaim_reports() {
 	guest_done
 }
 
+# ---- the kfuncs in hostile contexts, and a hostile device ------------------
+
+# A tracing program that passes NULL to the kfuncs gets -EINVAL: before
+# the fix, the guest faulted (a panic: status 125).
+test_kfunc_null() {
+	guest_start kfunc_null.sh working-set=on,working-set-bins=5 || return
+	guest_done 120
+}
+
+# A tp_btf/sched_switch program calls the kfuncs on every context switch
+# under load while the host reconfigures: no hang, no lockdep splat (on
+# the debug kernel), reports reach the device.
+test_kfunc_sched_switch() {
+	local secs=${WSR_SWITCH_SECS:-30} k=0
+	guest_start kfunc_sched_switch.sh working-set=on,working-set-bins=5 -- "$secs" || return
+	wait_mark READY || return
+	# CONFIGs while the program runs: the kfuncs then see -ESTALE at times
+	until grep -aq '^wsr-balloon: TALLY\|^FAIL: ' "$G_LOG" || ! guest_alive; do
+		host config "$((100 + k % 500)),2000,4000,8000" 0 0 >/dev/null 2>&1
+		k=$((k + 1))
+		sleep 2
+	done
+	wait_mark TALLY 10 || return
+	guest_done 120
+}
+
+# rand64: a random 64-bit value (bash integer) from $RANDOM
+rand64() { echo $(((RANDOM << 48) ^ (RANDOM << 33) ^ (RANDOM << 18) ^ (RANDOM << 3) ^ (RANDOM & 7))); }
+
+# random_hex LEN: LEN random bytes in hex
+random_hex() {
+	local i
+	for ((i = 0; i < $1; i++)); do printf '%02x' $((RANDOM & 255)); done
+}
+
+# fuzz_cases N: N notification cases, one per line: "HEX [USED-LEN]", in
+# $tmp/cases; sets fz_rejects, fz_configs, fz_requests (how many the
+# driver must reject, accept as CONFIGs, count as REQUESTs) and fz_state
+# (the configuration the last valid CONFIG sets, as ws_state prints it)
+fuzz_cases() {
+	local i kind len hex a b c d r p v op used
+	fz_rejects=0 fz_configs=0 fz_requests=0
+	: >"$tmp/cases"
+	for ((i = 0; i < $1; i++)); do
+		a=$((1 + RANDOM % 1000)) b=$((a + 1 + RANDOM % 5000))
+		c=$((b + 1 + RANDOM % 20000)) d=$((c + 1 + RANDOM % 600000))
+		r=$((RANDOM % 100000)) p=$((RANDOM % 100000))
+		used=""
+		kind=$((RANDOM % 10))
+		case $kind in
+		0|1)	# random bytes; an op that is neither REQUEST nor CONFIG
+			len=$((RANDOM % 145))
+			hex=$(random_hex "$len")
+			op=$((3 + RANDOM % 65000))
+			[ "$len" -lt 2 ] || hex=$(printf '%02x%02x' $((op & 255)) $((op >> 8)))${hex:4} ;;
+		2)	op=$((3 + RANDOM % 65000))
+			[ $((RANDOM % 4)) != 0 ] || op=0
+			hex=$(notify_hex "$op" "$r" "$p" "$a" "$b" "$c" "$d") ;;
+		3)	# a valid CONFIG with a used length that is not 144
+			hex=$(notify_hex 2 "$r" "$p" "$a" "$b" "$c" "$d")
+			used=$((RANDOM % 4097))
+			[ "$used" != 144 ] || used=145 ;;
+		4)	# intervals out of order, or two equal
+			case $((RANDOM % 3)) in
+			0) hex=$(notify_hex 2 "$r" "$p" "$b" "$a" "$c" "$d") ;;
+			1) hex=$(notify_hex 2 "$r" "$p" "$a" "$b" "$d" "$c") ;;
+			*) hex=$(notify_hex 2 "$r" "$p" "$a" "$a" "$c" "$d") ;;
+			esac ;;
+		5)	# a zero interval
+			case $((RANDOM % 4)) in
+			0) hex=$(notify_hex 2 "$r" "$p" 0 "$b" "$c" "$d") ;;
+			1) hex=$(notify_hex 2 "$r" "$p" "$a" 0 "$c" "$d") ;;
+			2) hex=$(notify_hex 2 "$r" "$p" "$a" "$b" 0 "$d") ;;
+			*) hex=$(notify_hex 2 "$r" "$p" "$a" "$b" "$c" 0) ;;
+			esac ;;
+		6)	# one field beyond a week: 604800001, random huge, 2^64 - 1
+			case $((RANDOM % 3)) in 0) v=604800001 ;; 1) v=$(rand64) ;; *) v=-1 ;; esac
+			[ "$v" -lt 0 ] || [ "$v" -gt 604800000 ] || v=604800001
+			case $((RANDOM % 3)) in
+			0) hex=$(notify_hex 2 "$v" "$p" "$a" "$b" "$c" "$d") ;;
+			1) hex=$(notify_hex 2 "$r" "$v" "$a" "$b" "$c" "$d") ;;
+			*) hex=$(notify_hex 2 "$r" "$p" "$a" "$b" "$c" "$v") ;;
+			esac ;;
+		7)	# an interval more than the 5 bins take, at a random place
+			local extra=() k n=$((RANDOM % 11))
+			for ((k = 0; k < n; k++)); do extra+=(0); done
+			hex=$(notify_hex 2 "$r" "$p" "$a" "$b" "$c" "$d" "${extra[@]}" $((d + 1 + RANDOM))) ;;
+		8)	hex=$(notify_hex 2 "$r" "$p" "$a" "$b" "$c" "$d")
+			fz_configs=$((fz_configs + 1))
+			fz_state="intervals=$a,$b,$c,$d refresh=$r report=$p" ;;
+		9)	# a REQUEST's other fields do not matter
+			hex=$(notify_hex 1 "$(rand64)" "$r" "$(rand64)")
+			fz_requests=$((fz_requests + 1)) ;;
+		esac
+		[ "$kind" -ge 8 ] || fz_rejects=$((fz_rejects + 1))
+		echo "$hex $used" >>"$tmp/cases"
+	done
+}
+
+# The device sends WSR_FUZZ_CASES notifications over one QMP connection:
+# random bytes and structured mutations (op, length, used length, order,
+# zero, huge, too many intervals) mixed with valid CONFIGs and REQUESTs.
+# The guest must reject exactly the bad ones, keep the last valid CONFIG,
+# warn at the rate limit's pace, and take a CONFIG and a REQUEST after.
+test_device_fuzz() {
+	local cases=${WSR_FUZZ_CASES:-1000} seed=${WSR_FUZZ_SEED:-$((RANDOM * 32768 + RANDOM))}
+	local hex used cmd reply t0 secs sent=0 busy=0 max_warn state
+	RANDOM=$seed
+	fuzz_cases "$cases"
+	echo "    | fuzz seed $seed (WSR_FUZZ_SEED=$seed reruns these cases): $fz_rejects bad," \
+		"$fz_configs CONFIGs, $fz_requests REQUESTs" >&2
+	guest_start fuzz_notifications.sh working-set=on,working-set-bins=5 --timeout 2400 || return
+	wait_mark READY || return
+	retry 60 host config 10,20,30,40 0 0 >/dev/null || { bad "first CONFIG: $retry_err"; return; }
+	[ "$fz_configs" -gt 0 ] || fz_state="intervals=10,20,30,40 refresh=0 report=0"
+	coproc QMPS { "$HOST" --qmp "$G_QMP" qmp - 2>&1; }
+	t0=$(date +%s)
+	while read -r hex used; do
+		cmd="{\"execute\":\"x-working-set-notify-raw\",\"arguments\":{\"data\":\"$hex\"${used:+,\"used-len\":$used}}}"
+		while :; do
+			echo "$cmd" >&"${QMPS[1]}"
+			read -r -t 30 reply <&"${QMPS[0]}" || { bad "no QMP reply after $sent cases"; break 2; }
+			case "$reply" in
+			*'"return"'*) sent=$((sent + 1)); break ;;
+			*'try again later'*) busy=$((busy + 1)); guest_alive || break 2; sleep 0.005 ;;
+			*) bad "QEMU refused case $((sent + 1)): $reply"; break 2 ;;
+			esac
+		done
+		[ $((sent % 250)) != 0 ] || echo "    | $sent of $cases cases sent" >&2
+	done <"$tmp/cases"
+	exec {QMPS[1]}>&-
+	wait "$QMPS_PID" 2>/dev/null
+	[ -z "$why" ] || return
+	host request >/dev/null || { bad "REQUEST after the fuzz refused"; return; }
+	qmp "{\"execute\":\"balloon\",\"arguments\":{\"value\":$((G_RAM - (64 << 20)))}}" >/dev/null ||
+		{ bad "QMP balloon refused"; return; }
+	wait_mark STATE 600 || return
+	secs=$(($(date +%s) - t0))
+	state=${MARK% warnings=*}
+	[ "$state" = "$fz_state configs=$((fz_configs + 1)) requests=$((fz_requests + 1)) rejected=$fz_rejects" ] ||
+		{ bad "guest after $sent cases: $state, expected $fz_state configs=$((fz_configs + 1)) requests=$((fz_requests + 1)) rejected=$fz_rejects"; return; }
+	# dev_warn_ratelimited: 10 per 5 s at most
+	max_warn=$((10 * (secs / 5 + 2)))
+	[ "${MARK#* warnings=}" -le "$max_warn" ] && [ "${MARK#* warnings=}" -ge 10 ] ||
+		{ bad "${MARK#* warnings=} warnings in $secs s for $fz_rejects bad notifications (rate limit: 10 per 5 s)"; return; }
+	echo "    | $sent cases in $secs s ($busy retries while the guest re-posted its buffer); ${MARK#* warnings=} warnings" >&2
+	qmp "{\"execute\":\"balloon\",\"arguments\":{\"value\":$G_RAM}}" >/dev/null || { bad "deflate refused"; return; }
+	wait_mark DEFLATED 120 || return
+	host config 7,77,777,7777 0 0 >/dev/null || { bad "CONFIG after the fuzz refused"; return; }
+	wait_mark FINAL-CONFIG 120 || return
+	retry 30 host request >/dev/null || { bad "REQUEST after the fuzz: $retry_err"; return; }
+	wait_mark AFTER 120 || return
+	guest_done 120
+}
+
 # ---- the tests, in order ------------------------------------------------------
 
 for ws in off on; do
@@ -690,6 +861,11 @@ run_test balloon_malformed_notifications_are_rejected_and_change_nothing \
 	test_malformed_notifications
 run_test balloon_driver_unbind_rebind_and_module_reload_keep_working \
 	test_rebind_cycles
+run_test balloon_probe_fails_cleanly_at_every_allocation_then_rebinds \
+	test_rebind_cycles --fail-nth
+run_test balloon_kfuncs_refuse_null_pointers test_kfunc_null
+run_test balloon_kfuncs_are_safe_on_sched_switch_under_load test_kfunc_sched_switch
+run_test balloon_device_fuzz_changes_nothing_but_valid_configs test_device_fuzz
 run_test balloon_request_after_config_matches_guest_histogram_and_lru_gen \
 	test_request_matches_guest
 run_test balloon_reclaim_reports_keep_report_ms_with_daemon_stopped \

@@ -1,20 +1,41 @@
 #!/usr/bin/env bash
-# Build the guest kernel: Debian's linux-source-6.1 with kernel-patches/
+# Build a guest kernel: Debian's linux-source-6.1 with kernel-patches/
 # applied and vmtests/kernel.config merged over tinyconfig.
+#
+#   build-kernel.sh [ours|debug]
+#
+# "debug" also merges vmtests/kernel-debug.config (KASAN, kmemleak,
+# lockdep, UBSAN, fault injection; the balloon driver built in) and
+# builds the harness's test module with deliberate bugs
+# (vmtests/selftest-module/) against it.  Each variant has its own build
+# folder, so that switching between them rebuilds nothing.
 #
 # Prints the folder holding bzImage, vmlinux, .config and modules/.
 set -eu
 . "$(dirname "$0")/lib.sh"
 
+variant=${1:-ours}
 SRC_TAR=/usr/src/linux-source-6.1.tar.xz
 PATCHES=("$WSR_ROOT"/kernel-patches/0*.patch)
-FRAGMENT=$WSR_ROOT/vmtests/kernel.config
+FRAGMENTS=("$WSR_ROOT"/vmtests/kernel.config)
+SELFTEST_MOD=$WSR_ROOT/vmtests/selftest-module
+suffix=""
+case "$variant" in
+ours) ;;
+debug)
+	FRAGMENTS+=("$WSR_ROOT"/vmtests/kernel-debug.config)
+	suffix=-debug ;;
+*) die "unknown kernel variant '$variant' (ours, debug)" ;;
+esac
+extra=()
+[ "$variant" != debug ] || extra=("$SELFTEST_MOD"/*)
 
 version=$(pkg_version linux-source-6.1)
-key=$( (echo "$version"; hash_inputs "${PATCHES[@]}" "$FRAGMENT" "$0") | sha256sum | cut -c1-16)
-out=$WSR_CACHE/kernel-$key
+key=$( (echo "$version $variant"; hash_inputs "${PATCHES[@]}" "${FRAGMENTS[@]}" "${extra[@]}" "$0") |
+	sha256sum | cut -c1-16)
+out=$WSR_CACHE/kernel$suffix-$key
 tree=$WSR_CACHE/linux-src-$version
-build=$WSR_CACHE/linux-build-$version
+build=$WSR_CACHE/linux-build-$version$suffix
 
 if [ -e "$out/done" ]; then
 	echo "$out"
@@ -31,24 +52,25 @@ fi
 git_tree_reset "$tree"
 apply_patches "$tree" "${PATCHES[@]}"
 
-# check_config : every option of the fragment must survive olddefconfig
+# check_config : every option of the fragments must survive olddefconfig
+# (a later fragment's value wins)
 check_config() {
-	local line bad=""
-	while read -r line; do
-		case "$line" in CONFIG_*) ;; *) continue ;; esac
-		grep -qx "$line" "$build/.config" || bad="$bad ${line%%=*}"
-	done <"$FRAGMENT"
+	local line bad="" opt want
+	for opt in $(cat "${FRAGMENTS[@]}" | sed -n 's/^\(CONFIG_[A-Z0-9_]*\)=.*/\1/p' | sort -u); do
+		want=$(cat "${FRAGMENTS[@]}" | grep "^$opt=" | tail -n 1)
+		grep -qx "$want" "$build/.config" || bad="$bad $opt"
+	done
 	[ -z "$bad" ] || die "kernel config options did not stick:$bad"
 }
 
 mkdir -p "$build"
-log "configuring kernel $version (key $key)"
+log "configuring $variant kernel $version (key $key)"
 make -s -C "$tree" O="$build" tinyconfig >/dev/null
-"$tree"/scripts/kconfig/merge_config.sh -m -O "$build" "$build/.config" "$FRAGMENT" >/dev/null
+"$tree"/scripts/kconfig/merge_config.sh -m -O "$build" "$build/.config" "${FRAGMENTS[@]}" >/dev/null
 make -s -C "$tree" O="$build" olddefconfig >/dev/null
 check_config
 
-log "building kernel in $build (incremental; about 6 min from clean)"
+log "building $variant kernel in $build (incremental; from clean about 8.5 min, debug 12)"
 make -s -C "$tree" O="$build" -j"$JOBS" bzImage modules >"$build/make.log" 2>&1 ||
 	{ tail -n 40 "$build/make.log" >&2; die "kernel build failed (log: $build/make.log)"; }
 
@@ -61,6 +83,12 @@ release=$(cat "$build/include/config/kernel.release")
 grep -E '/(virtio_balloon)\.ko$' "$build/modules.order" |
 	sed "s|^|$release/kernel/|" >"$out.tmp/modules.list"
 cp "$tree/scripts/checkpatch.pl" "$out.tmp/" 2>/dev/null || true
+if [ "$variant" = debug ]; then
+	# the module with deliberate bugs, built out of tree in the output
+	cp -r "$SELFTEST_MOD" "$out.tmp/selftest-module"
+	make -s -C "$build" M="$out.tmp/selftest-module" modules >"$build/selftest-module.log" 2>&1 ||
+		{ tail -n 20 "$build/selftest-module.log" >&2; die "selftest module build failed"; }
+fi
 touch "$out.tmp/done"
 rm -rf "$out"
 mv "$out.tmp" "$out"

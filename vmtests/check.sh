@@ -1,17 +1,31 @@
 #!/usr/bin/env bash
 # The test suite behind "make check": host unit tests, the harness's own
-# tests, the guest tests on the patched kernel and the estimator tests on
-# Debian's stock kernel.  Prints one line per test and ends with
-# "N passed, N failed"; exits non-zero on any failure.
+# tests, the balloon tests and the guest tests on the patched kernel, a
+# subset of both on the patched kernel with sanitizers ("debug": any
+# KASAN, KFENCE, kmemleak, lockdep or UBSAN report fails the test), and the
+# estimator tests on Debian's stock kernel.  Prints one line per test and
+# ends with "N passed, N failed"; exits non-zero on any failure.
 #
 #   WSR_TESTS="pattern ..."  run only the guest tests matching the patterns
 #   WSR_BALLOON_TESTS="pattern ..."  only the matching balloon tests
 #                            (vmtests/balloon-test.sh --list names them)
+#   WSR_DEBUG_TESTS="pattern ..."    the guest and balloon tests to run on
+#                            the debug kernel (default: see DEBUG_TESTS)
 #   WSR_SKIP_SELFTEST=1      skip the harness's own tests (for quick runs)
 set -u
 . "$(dirname "$0")/lib.sh"
 
 BUILD=${BUILD:-$WSR_ROOT/build}
+# On the debug kernel, about 3 times slower than the other under TCG: the
+# tests of the driver's own code paths and the estimator's guest tests.
+# The queue matrix runs there in its richest combination only; the others
+# differ in queue numbering, which the sanitizers do not see.
+DEBUG_TESTS="balloon_queues_agree_with_ws_on_hint_on_reporting_on
+	balloon_reports_reach_host_with_ws_on_hint_on_reporting_on
+	balloon_malformed_* balloon_probe_fails_* balloon_kfuncs_* balloon_device_fuzz_*
+	balloon_request_* balloon_reclaim_* estimator_*"
+# only meaningful with the debug kernel's fault injection and lockdep
+DEBUG_ONLY="balloon_probe_fails_* balloon_kfuncs_are_safe_* balloon_device_fuzz_*"
 results=$BUILD/results
 rm -rf "$results"
 mkdir -p "$results"
@@ -56,6 +70,15 @@ run_guest_suite() {
 	grep -a '^    | ' "$log" | tr -d '\r'
 	grep -a '^wsr-test: \(PASS\|FAIL\)' "$log" | tr -d '\r' | sed 's/^wsr-test: //' |
 		record_lines "guest-$label"
+	if [ "$kernel" = debug ]; then
+		# vmtests/run's verdict on the sanitizers' reports
+		if [ "$rc" = 123 ]; then
+			record "guest-$label/no-sanitizer-reports" FAIL \
+				"$(grep -a -A1 '^wsr: sanitizer report' "$results/run-$label.err" | tail -n 1)"
+			return
+		fi
+		record "guest-$label/no-sanitizer-reports" PASS
+	fi
 	if ! grep -aq '^wsr-test: guest summary' "$log"; then
 		# the guest died before the suite finished: say how
 		record "guest-$label/suite-completed" FAIL "$(tail -n 1 "$results/run-$label.err")"
@@ -68,14 +91,54 @@ echo "== host unit tests"
 run_unit_tests
 echo "== host QMP tests (QEMU working-set device, no guest)"
 "$WSR_ROOT"/vmtests/qmp-test.sh 2>&1 | record_lines host-qmp
-echo "== host balloon tests (working-set transport, patched kernel and QEMU)"
-"$WSR_ROOT"/vmtests/balloon-test.sh 2>&1 | record_lines host-balloon
+# balloon_tests PATTERNS SKIP: the balloon tests whose names match one of
+# PATTERNS (and one of WSR_BALLOON_TESTS, if set) and none of SKIP
+balloon_tests() {
+	local - n p
+	set -f
+	for n in $("$WSR_ROOT"/vmtests/balloon-test.sh --list); do
+		for p in $2; do case "$n" in $p) continue 2 ;; esac; done
+		matches "$n" $1 && matches "$n" ${WSR_BALLOON_TESTS:-'*'} && echo "$n"
+	done
+}
+
+# matches NAME PATTERN...: NAME matches one of the shell PATTERNs
+matches() {
+	local n=$1 p
+	shift
+	for p in "$@"; do case "$n" in $p) return 0 ;; esac; done
+	return 1
+}
+
+ours_balloon=$(balloon_tests '*' "$DEBUG_ONLY")
+if [ -n "$ours_balloon" ]; then
+	echo "== host balloon tests (working-set transport, patched kernel and QEMU)"
+	WSR_BALLOON_TESTS=$ours_balloon "$WSR_ROOT"/vmtests/balloon-test.sh 2>&1 |
+		record_lines host-balloon
+fi
+debug_balloon=$(balloon_tests "${WSR_DEBUG_TESTS:-$DEBUG_TESTS}" "")
+if [ -n "$debug_balloon" ]; then
+	echo "== host balloon tests on the debug kernel (sanitizers)"
+	WSR_BALLOON_KERNEL=debug WSR_BALLOON_TESTS=$debug_balloon \
+		"$WSR_ROOT"/vmtests/balloon-test.sh 2>&1 | record_lines host-balloon-debug
+fi
 if [ "${WSR_SKIP_SELFTEST:-0}" != 1 ]; then
 	echo "== harness tests"
 	"$WSR_ROOT"/vmtests/selftest.sh 2>&1 | record_lines harness
 fi
 # shellcheck disable=SC2086
 run_guest_suite ours ours ${WSR_TESTS:-'*'}
+# the guest tests (tests/guest/test_NAME.sh) that match the debug patterns
+debug_guest=$(set -f
+	for t in "$WSR_ROOT"/tests/guest/test_*.sh; do
+		t=${t##*/test_}
+		# shellcheck disable=SC2086
+		! matches "${t%.sh}" ${WSR_DEBUG_TESTS:-$DEBUG_TESTS} || echo "${t%.sh}"
+	done)
+if [ -n "$debug_guest" ]; then
+	# shellcheck disable=SC2086
+	run_guest_suite debug debug $debug_guest
+fi
 # shellcheck disable=SC2086
 run_guest_suite stock stock ${WSR_STOCK_TESTS:-'estimator_*' 'guest_*' 'workload_*'}
 

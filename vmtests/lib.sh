@@ -72,3 +72,20 @@ report_times() {
 			line = substr(line, RSTART + RLENGTH) }
 		printf "%d.%06d %s %.0f\n", s, u, b, tot }' "$1"
 }
+
+# What a sanitizer kernel prints when it finds something: KASAN, KFENCE,
+# lockdep and DEBUG_ATOMIC_SLEEP reports start with "BUG:" or "WARNING:",
+# then UBSAN, debugobjects, kmemleak's own failures, and the leaks that
+# vmtests/init.sh prints after the command.
+SANITIZER_RE='BUG:|WARNING:|KASAN|KFENCE|UBSAN|ODEBUG|general protection fault|Oops|kmemleak: .*(disabled|Cannot)|^wsr-kmemleak: unreferenced object'
+
+# sanitizer_report LOG: print each report in a debug kernel's console LOG
+# after vmtests/init.sh's start marker, with the 20 lines that follow it;
+# fails if there is none
+sanitizer_report() {
+	tr -d '\r' <"$1" | awk -v re="$SANITIZER_RE" '
+		/^wsr-init: sanitizers watching/ { on = 1; next }
+		on && $0 ~ re { found = 1; left = 21 }
+		left > 0 { print; left-- }
+		END { exit !found }'
+}

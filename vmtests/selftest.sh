@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The harness's own tests: each boots a guest and checks that the harness
 # tells success, a failing command, a kernel panic and a hung guest apart,
-# and that the stock Debian kernel boots.  Prints "PASS name" or
+# that the debug kernel's sanitizers catch a leak, a use-after-free and a
+# lock-order inversion, and that the stock Debian kernel boots.  Prints "PASS name" or
 # "FAIL name: reason" per test.
 set -u
 RUN=$(dirname "$0")/run
@@ -28,6 +29,16 @@ expect passing_command_exits_zero 0 "" -- true
 expect failing_command_reports_its_status 3 "guest command failed with status 3" -- sh -c 'exit 3'
 expect kernel_panic_is_reported 125 "kernel panic in the guest" -- sh -c 'echo c >/proc/sysrq-trigger'
 expect hung_guest_times_out 124 "guest hung" --timeout 60 -- sleep 1000
+
+# The debug kernel's sanitizers catch what they are for, and each catch
+# fails the run (status 123) with the report shown; a clean run passes.
+expect debug_kernel_clean_run_passes 0 "" --kernel debug -- true
+expect sanitizers_catch_a_leak 123 "wsr-kmemleak: unreferenced object" \
+	--kernel debug -- insmod /host/wsr_selftest_bugs.ko bug=leak
+expect sanitizers_catch_a_use_after_free 123 "KASAN: use-after-free" \
+	--kernel debug -- insmod /host/wsr_selftest_bugs.ko bug=use-after-free
+expect sanitizers_catch_a_lock_inversion 123 "possible circular locking dependency" \
+	--kernel debug -- insmod /host/wsr_selftest_bugs.ko bug=lock-inversion
 
 # the command's own output reaches the caller
 if v=$("$RUN" -- cat /sys/kernel/mm/lru_gen/enabled 2>/dev/null | tr -d '\r' | grep -x '0x[0-9a-f]*'); then

@@ -1,28 +1,83 @@
 #!/bin/sh
 # shellcheck shell=dash
-# Guest side of balloon_driver_unbind_rebind_and_module_reload_keep_working:
+# Guest side of balloon_driver_unbind_rebind_and_module_reload_keep_working
+# and balloon_probe_fails_cleanly_at_every_allocation_then_rebinds:
 # while the host sends CONFIGs and REQUESTs in a loop, unbind and bind the
-# balloon driver, and unload and reload its module, CYCLES times in turn.
-# After each cycle working_set/ must come back with fresh counters, the
-# host's CONFIG must be applied and wsr's reports must reach the host
+# balloon driver, and unload and reload its module, CYCLES times in turn
+# (a driver built in is only unbound and bound).  After each cycle
+# working_set/ must come back with fresh counters, as the active device,
+# the host's CONFIG must be applied and wsr's reports must reach the host
 # (the balloon programs are detached before rmmod, attached after insmod).
 # Then the host checks that the device still configures, reports stats
 # and inflates.
 #
-# usage: rebind_cycles.sh CYCLES
+# With --fail-nth, first make probe fail at its 1st, 2nd, ... allocation
+# (fault injection through /proc/self/fail-nth, on the debug kernel) with
+# the balloon programs attached, until a probe sees no injected failure;
+# each failed probe must leave the device unbound, with no working_set/.
+#
+# usage: rebind_cycles.sh CYCLES [--fail-nth]
 . /host/transport-lib.sh
 cycles=$1
+fail_nth=${2:-}
 defaults="1000,2000,4000,8000"
 looped="100,200,300,400"	# what the host's loop configures
 
 dev=$(balloon_dev) || fail "no virtio balloon device"
 name=${dev##*/}
 ko=$(find /lib/modules -name virtio_balloon.ko | head -n 1)
-[ -n "$ko" ] || fail "no virtio_balloon.ko in /lib/modules"
+if [ -z "$ko" ]; then
+	[ ! -e /sys/module/virtio_balloon/refcnt ] || fail "virtio_balloon is a module, but no .ko"
+	mark "virtio_balloon is built in: unbind and bind only"
+fi
 wait_until 30 [ -d "$dev/working_set" ] || fail "no working_set/ in $dev"
 # the daemon answers the host's requests: reports flow through the cycles
 start_daemon
 mark "READY $(ws_state)"
+
+FI=/sys/kernel/debug
+
+# injected: what is left of both fault types' budgets ("times"); it
+# changes when a fault is injected
+injected() { echo $(($(cat $FI/failslab/times) + $(cat $FI/fail_page_alloc/times))); }
+
+# probe_faults: bind with the Nth allocation failing, N = 1, 2, ...
+probe_faults() {
+	local n=1 before rc failed=0 survived=0
+	[ -e /proc/self/fail-nth ] || fail "no /proc/self/fail-nth: not the debug kernel?"
+	for t in failslab fail_page_alloc; do
+		echo N >$FI/$t/ignore-gfp-wait
+		echo 1 >$FI/$t/verbose
+		# counts down by one for each fault injected
+		echo 1000000 >$FI/$t/times
+	done
+	echo N >$FI/fail_page_alloc/ignore-gfp-highmem
+	echo 0 >$FI/fail_page_alloc/min-order
+	while [ "$n" -le 2000 ]; do
+		echo "$name" >"$DRV/unbind" 2>/dev/null
+		before=$(injected)
+		# a subshell: the fault is its own, and it ends with it
+		(echo "$n" >/proc/self/fail-nth && echo "$name" >"$DRV/bind") 2>/dev/null
+		rc=$?
+		if [ "$(injected)" = "$before" ]; then
+			[ "$rc" = 0 ] || fail "bind failed with no fault injected (N=$n)"
+			break
+		fi
+		if [ "$rc" = 0 ] && [ -e "$dev/driver" ]; then
+			# the injected failure was one probe can live with
+			survived=$((survived + 1))
+		else
+			failed=$((failed + 1))
+			[ ! -e "$dev/driver" ] || fail "N=$n: bind failed but the driver is bound"
+			[ ! -e "$dev/working_set" ] || fail "N=$n: working_set/ left after a failed probe"
+		fi
+		n=$((n + 1))
+	done
+	[ -e "$dev/driver" ] || fail "no successful probe within 2000 allocations"
+	wait_until 30 [ "$(ws active)" = 1 ] || fail "not the active device after the faults: $(ws_state)"
+	mark "PROBE-FAULTS N=$n failed=$failed survived=$survived"
+}
+[ -z "$fail_nth" ] || probe_faults
 
 mem() { echo "MemFree=$(meminfo MemFree) MemAvailable=$(meminfo MemAvailable) Slab=$(meminfo Slab)"; }
 
@@ -33,7 +88,7 @@ while [ "$i" -le "$cycles" ]; do
 	wait_until 60 ws_at_least configs 20 ||
 		fail "cycle $i: no 20 CONFIGs before unbinding: $(ws_state)"
 	before=$(ws configs)
-	if [ $((i % 2)) = 1 ]; then
+	if [ $((i % 2)) = 1 ] || [ -z "$ko" ]; then
 		how=unbind
 		echo "$name" >"$DRV/unbind" || fail "cycle $i: unbind failed"
 		[ ! -e "$dev/driver" ] || fail "cycle $i: still bound after unbind"
@@ -51,6 +106,7 @@ while [ "$i" -le "$cycles" ]; do
 	wait_until 30 [ -e "$dev/working_set/configs" ] ||
 		fail "cycle $i ($how): no working_set/ after binding again"
 	first=$(ws_state)
+	[ "$(ws active)" = 1 ] || fail "cycle $i ($how): the bound device is not the active one"
 	# after the first look at the fresh counters: loading takes a while
 	if [ "$how" = reload ]; then
 		wsr balloon attach || fail "cycle $i: wsr balloon attach failed"
