@@ -51,13 +51,23 @@ probe_faults() {
 		# counts down by one for each fault injected
 		echo 1000000 >$FI/$t/times
 	done
-	echo N >$FI/fail_page_alloc/ignore-gfp-highmem
+	# ignore-gfp-highmem stays on: the shell's own page faults
+	# (GFP_HIGHUSER) are not the driver's to survive
 	echo 0 >$FI/fail_page_alloc/min-order
 	while [ "$n" -le 2000 ]; do
 		echo "$name" >"$DRV/unbind" 2>/dev/null
 		before=$(injected)
-		# a subshell: the fault is its own, and it ends with it
-		(echo "$n" >/proc/self/fail-nth && echo "$name" >"$DRV/bind") 2>/dev/null
+		# a subshell: the fault is its own.  fail-nth is opened before it
+		# is armed and disarmed right after the bind, through the same
+		# descriptor, so that the fault can only hit the bind.
+		(
+			exec 3>/proc/self/fail-nth
+			echo "$n" >&3
+			echo "$name" >"$DRV/bind"
+			rc=$?
+			echo 0 >&3
+			exit "$rc"
+		) 2>/dev/null
 		rc=$?
 		if [ "$(injected)" = "$before" ]; then
 			[ "$rc" = 0 ] || fail "bind failed with no fault injected (N=$n)"
