@@ -16,7 +16,11 @@ set -eu
 
 variant=${1:-ours}
 SRC_TAR=/usr/src/linux-source-6.1.tar.xz
-PATCHES=("$WSR_ROOT"/kernel-patches/0*.patch)
+# the series without its cover letter, whose words do not build anything
+PATCHES=()
+for p in "$WSR_ROOT"/kernel-patches/0*.patch; do
+	[ "${p##*/}" = 0000-cover-letter.patch ] || PATCHES+=("$p")
+done
 FRAGMENTS=("$WSR_ROOT"/vmtests/kernel.config)
 SELFTEST_MOD=$WSR_ROOT/vmtests/selftest-module
 suffix=""
