@@ -785,7 +785,7 @@ fuzz_cases() {
 # warn at the rate limit's pace, and take a CONFIG and a REQUEST after.
 test_device_fuzz() {
 	local cases=${WSR_FUZZ_CASES:-1000} seed=${WSR_FUZZ_SEED:-$((RANDOM * 32768 + RANDOM))}
-	local hex used cmd reply t0 secs sent=0 busy=0 max_warn state
+	local hex used cmd reply t0 secs sent=0 busy=0 max_warn state wfd
 	RANDOM=$seed
 	fuzz_cases "$cases"
 	echo "    | fuzz seed $seed (WSR_FUZZ_SEED=$seed reruns these cases): $fz_rejects bad," \
@@ -809,7 +809,9 @@ test_device_fuzz() {
 		done
 		[ $((sent % 250)) != 0 ] || echo "    | $sent of $cases cases sent" >&2
 	done <"$tmp/cases"
-	exec {QMPS[1]}>&-
+	# EOF on its stdin ends "wsr-host qmp -"
+	wfd=${QMPS[1]}
+	exec {wfd}>&-
 	wait "$QMPS_PID" 2>/dev/null
 	[ -z "$why" ] || return
 	host request >/dev/null || { bad "REQUEST after the fuzz refused"; return; }

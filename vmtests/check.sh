@@ -121,6 +121,7 @@ balloon_tests() {
 	local - n p
 	set -f
 	for n in $("$WSR_ROOT"/vmtests/balloon-test.sh --list); do
+		# shellcheck disable=SC2254 # patterns, on purpose
 		for p in $2; do case "$n" in $p) continue 2 ;; esac; done
 		matches "$n" $1 && matches "$n" ${WSR_BALLOON_TESTS:-'*'} && echo "$n"
 	done
@@ -130,6 +131,7 @@ balloon_tests() {
 matches() {
 	local n=$1 p
 	shift
+	# shellcheck disable=SC2254 # patterns, on purpose
 	for p in "$@"; do case "$n" in $p) return 0 ;; esac; done
 	return 1
 }
