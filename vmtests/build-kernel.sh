@@ -59,7 +59,7 @@ apply_patches "$tree" "${PATCHES[@]}"
 # check_config : every option of the fragments must survive olddefconfig
 # (a later fragment's value wins)
 check_config() {
-	local line bad="" opt want
+	local bad="" opt want
 	for opt in $(cat "${FRAGMENTS[@]}" | sed -n 's/^\(CONFIG_[A-Z0-9_]*\)=.*/\1/p' | sort -u); do
 		want=$(cat "${FRAGMENTS[@]}" | grep "^$opt=" | tail -n 1)
 		grep -qx "$want" "$build/.config" || bad="$bad $opt"

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Shared helpers for the vmtests scripts (sourced, not run).
 #
 # Trees and build outputs live in $WSR_CACHE, outside the repository.  A
