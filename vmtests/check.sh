@@ -100,7 +100,8 @@ run_guest_suite() {
 # Kernels and QEMU first, so that no test waits for a build: each is
 # cached by its inputs, and built here only when they changed.
 echo "== builds (debug kernel about 14 min from clean; cached by their inputs)"
-for b in "build-kernel.sh ours" "build-kernel.sh debug" "build-qemu.sh"; do
+for b in "build-kernel.sh ours" "build-kernel.sh debug" "build-qemu.sh plain" \
+	"build-qemu.sh asan"; do
 	# its progress on stderr shown, the folder it prints dropped
 	# shellcheck disable=SC2086
 	"$WSR_ROOT"/vmtests/$b 2>&1 >/dev/null | tee "$results/build.out" | sed 's/^/    | /'
@@ -115,6 +116,8 @@ echo "== host unit tests"
 run_unit_tests
 echo "== host QMP tests (QEMU working-set device, no guest)"
 "$WSR_ROOT"/vmtests/qmp-test.sh 2>&1 | record_lines host-qmp
+echo "== QEMU device qtest (a hostile guest driver; ASan and UBSan)"
+"$WSR_ROOT"/vmtests/qtest-balloon.sh 2>&1 | record_lines qemu
 # balloon_tests PATTERNS SKIP: the balloon tests whose names match one of
 # PATTERNS (and one of WSR_BALLOON_TESTS, if set) and none of SKIP
 balloon_tests() {

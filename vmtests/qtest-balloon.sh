@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# The QEMU working-set device's own qtest (qemu-patches/0005): QEMU's
+# qos-test drives virtio-balloon as a guest driver would, and as a
+# hostile one would (2,000 random and malformed reports by default).
+#
+#  1. every virtio-balloon test on the ASan/UBSan build (build-qemu.sh
+#     asan): any sanitizer report fails, as does any failed assertion;
+#  2. the hostile driver again on the plain build, for its memory check
+#     (QEMU's RSS may grow by at most 1 MiB over the second half of the
+#     cases; ASan's quarantine keeps freed memory, so it is not checked
+#     there).
+#
+# Prints "PASS name" or "FAIL name: reason", one per test.
+#   WSR_QTEST_CASES=N  hostile driver cases (default 2000)
+#   WSR_QTEST_SEED=N   its random seed (default: random, printed)
+set -u
+. "$(dirname "$0")/lib.sh"
+
+asan=$("$WSR_ROOT"/vmtests/build-qemu.sh asan) || { echo "FAIL qtest/build: build-qemu.sh asan"; exit 1; }
+plain=$("$WSR_ROOT"/vmtests/build-qemu.sh plain) || { echo "FAIL qtest/build: build-qemu.sh plain"; exit 1; }
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+export QTEST_BALLOON_FUZZ_CASES=${WSR_QTEST_CASES:-2000}
+[ -z "${WSR_QTEST_SEED:-}" ] || export QTEST_BALLOON_FUZZ_SEED=$WSR_QTEST_SEED
+# QEMU stops at its first report, leaks included; qos-test (the driver,
+# built with ASan too) is not checked for leaks: libqtest's are not ours
+export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
+export ASAN_OPTIONS=detect_leaks=0
+SANITIZER_REPORT='ERROR: AddressSanitizer|ERROR: LeakSanitizer|runtime error:|SUMMARY: [A-Za-z]*Sanitizer'
+
+# qemu_cmd BUILD: the QEMU qos-test runs, through a wrapper that gives it
+# its sanitizer options (its firmware lies beside it; qos-test takes the
+# target from the name's end, so the wrapper has the same name)
+qemu_cmd() {
+	mkdir -p "$dir/${1##*/}"
+	cat >"$dir/${1##*/}/qemu-system-x86_64" <<-EOF
+	#!/bin/sh
+	ASAN_OPTIONS=halt_on_error=1:detect_leaks=1:fast_unwind_on_malloc=0 exec "$1/qemu-system-x86_64" "\$@"
+	EOF
+	chmod +x "$dir/${1##*/}/qemu-system-x86_64"
+	echo "$dir/${1##*/}/qemu-system-x86_64"
+}
+
+# run_qtest LABEL BUILD PATH...: run each qos test PATH against BUILD's
+# QEMU, one PASS/FAIL line per test, then the sanitizers' verdict
+run_qtest() {
+	local label=$1 qemu log rc p
+	qemu=$(qemu_cmd "$2")
+	shift 2
+	for p in "$@"; do
+		log=$dir/$label-${p//\//_}.log
+		# (a subshell: an assertion aborts, which is said below, not by bash)
+		(QTEST_QEMU_BINARY=$qemu timeout 600 "$asan/qos-test" --tap -p "$p" >"$log" 2>&1
+			exit $?) 2>/dev/null
+		rc=$?
+		if [ "$rc" = 0 ] && grep -q '^ok ' "$log"; then
+			echo "PASS qtest-$label/${p#*/virtio-balloon-tests/}"
+		else
+			echo "FAIL qtest-$label/${p#*/virtio-balloon-tests/}: exit $rc: $(grep -m1 -E 'ERROR:|Bail out|assertion|Sanitizer' "$log")"
+			grep -v -e '^# \(Start\|End\) of' -e 'ASan doesn.t fully support' "$log" |
+				tail -n 25 | sed 's/^/    /'
+		fi
+		grep -a '^# \(seed\|QEMU RSS\|[0-9]* valid\)' "$log" | sed 's/^# /    | /'
+	done
+	if cat "$dir/$label"-*.log | grep -Eq "$SANITIZER_REPORT"; then
+		echo "FAIL qtest-$label/no-sanitizer-reports: $(cat "$dir/$label"-*.log | grep -Em1 "$SANITIZER_REPORT")"
+		cat "$dir/$label"-*.log | grep -E -A20 "$SANITIZER_REPORT" | head -n 60 | sed 's/^/    /'
+	elif [ "$label" = asan ]; then
+		echo "PASS qtest-$label/no-sanitizer-reports"
+	fi
+}
+
+# the balloon tests on the i440FX machine (q35 would run the same again)
+mapfile -t paths < <(QTEST_QEMU_BINARY=$(qemu_cmd "$asan") "$asan/qos-test" -l 2>/dev/null |
+	grep '^/x86_64/pc/.*/virtio-balloon-tests/' )
+if [ "${#paths[@]}" = 0 ]; then
+	echo "FAIL qtest/list: qos-test lists no virtio-balloon tests"
+	exit 1
+fi
+QTEST_BALLOON_NO_RSS_CHECK=1 run_qtest asan "$asan" "${paths[@]}"
+run_qtest plain "$plain" "$(printf '%s\n' "${paths[@]}" | grep '/working-set/hostile-driver$')"
