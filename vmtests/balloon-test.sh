@@ -81,9 +81,11 @@ run_test() {
 	done
 	[ "$run" = 1 ] || return 0
 	why="" test_name=${names[0]} guest_n=0 G_LOG=""
+	local t0=$SECONDS
 	"$@"
 	rc=$?
 	guest_stop
+	echo "    | $test_name took $((SECONDS - t0)) s" >&2
 	[ "$rc" = 0 ] || [ -n "$why" ] || why="exited with status $rc"
 	if [ -n "${WSR_BALLOON_LOGS:-}" ] && [ -e "$G_LOG" ]; then
 		mkdir -p "$WSR_BALLOON_LOGS" && cp "$G_LOG" "$WSR_BALLOON_LOGS/$test_name.log"

@@ -40,6 +40,11 @@ results=$BUILD/results
 rm -rf "$results"
 mkdir -p "$results"
 
+# section TITLE: a section's header, with the time since make check began
+section() {
+	echo "== $* [$((SECONDS / 60))m$((SECONDS % 60))s]"
+}
+
 # record NAME PASS|FAIL [REASON]
 record() {
 	echo "$2 $1${3:+: $3}" | tee -a "$results/all"
@@ -73,7 +78,7 @@ run_unit_tests() {
 run_guest_suite() {
 	local label=$1 kernel=$2 log=$results/console-$1.log rc
 	shift 2
-	echo "== guest tests ($label kernel): console log $log"
+	section "guest tests ($label kernel): console log $log"
 	WSR_KVM=${WSR_KVM:-0} "$WSR_ROOT"/vmtests/run --kernel "$kernel" --quiet \
 		--log "$log" --timeout "${WSR_SUITE_TIMEOUT:-2400}" -- run-tests "$@" 2>"$results/run-$label.err"
 	rc=$?
@@ -99,7 +104,7 @@ run_guest_suite() {
 
 # Kernels and QEMU first, so that no test waits for a build: each is
 # cached by its inputs, and built here only when they changed.
-echo "== builds (debug kernel about 14 min from clean; cached by their inputs)"
+section "builds (debug kernel about 14 min from clean; cached by their inputs)"
 for b in "build-kernel.sh ours" "build-kernel.sh debug" "build-qemu.sh plain" \
 	"build-qemu.sh asan"; do
 	# its progress on stderr shown, the folder it prints dropped
@@ -112,11 +117,13 @@ for b in "build-kernel.sh ours" "build-kernel.sh debug" "build-qemu.sh plain" \
 	fi
 done
 
-echo "== host unit tests"
+section "host unit tests"
 run_unit_tests
-echo "== host QMP tests (QEMU working-set device, no guest)"
+section "host QMP tests (QEMU working-set device, no guest)"
 "$WSR_ROOT"/vmtests/qmp-test.sh 2>&1 | record_lines host-qmp
-echo "== QEMU device qtest (a hostile guest driver; ASan and UBSan)"
+section "patch series style (each project's checkpatch.pl)"
+"$WSR_ROOT"/vmtests/checkpatch.sh 2>&1 | record_lines lint
+section "QEMU device qtest (a hostile guest driver; ASan and UBSan)"
 "$WSR_ROOT"/vmtests/qtest-balloon.sh 2>&1 | record_lines qemu
 # balloon_tests PATTERNS SKIP: the balloon tests whose names match one of
 # PATTERNS (and one of WSR_BALLOON_TESTS, if set) and none of SKIP
@@ -141,18 +148,18 @@ matches() {
 
 ours_balloon=$(balloon_tests '*' "$DEBUG_ONLY")
 if [ -n "$ours_balloon" ]; then
-	echo "== host balloon tests (working-set transport, patched kernel and QEMU)"
+	section "host balloon tests (working-set transport, patched kernel and QEMU)"
 	WSR_BALLOON_TESTS=$ours_balloon "$WSR_ROOT"/vmtests/balloon-test.sh 2>&1 |
 		record_lines host-balloon
 fi
 debug_balloon=$(balloon_tests "${WSR_DEBUG_TESTS:-$DEBUG_TESTS}" "")
 if [ -n "$debug_balloon" ]; then
-	echo "== host balloon tests on the debug kernel (sanitizers)"
+	section "host balloon tests on the debug kernel (sanitizers)"
 	WSR_BALLOON_KERNEL=debug WSR_BALLOON_TESTS=$debug_balloon \
 		"$WSR_ROOT"/vmtests/balloon-test.sh 2>&1 | record_lines host-balloon-debug
 fi
 if [ "${WSR_SKIP_SELFTEST:-0}" != 1 ]; then
-	echo "== harness tests"
+	section "harness tests"
 	"$WSR_ROOT"/vmtests/selftest.sh 2>&1 | record_lines harness
 fi
 # shellcheck disable=SC2086
@@ -172,6 +179,7 @@ fi
 # shellcheck disable=SC2086
 run_guest_suite stock stock ${WSR_STOCK_TESTS:-'estimator_*' 'guest_*' 'workload_*'}
 
+section "done"
 passed=$(grep -c '^PASS' "$results/all")
 failed=$(grep -c '^FAIL' "$results/all")
 if [ "$failed" != 0 ]; then
