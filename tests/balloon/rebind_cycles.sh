@@ -37,9 +37,16 @@ mark "READY $(ws_state)"
 
 FI=/sys/kernel/debug
 
-# injected: what is left of both fault types' budgets ("times"); it
-# changes when a fault is injected
-injected() { echo $(($(cat $FI/failslab/times) + $(cat $FI/fail_page_alloc/times))); }
+# injected: set INJ to what is left of both fault types' budgets
+# ("times"), which changes when a fault is injected.  Shell builtins
+# only: a fork costs a good part of a second on the debug kernel, and
+# this runs twice for each of the ~120 probes.
+injected() {
+	local slab page
+	read -r slab <$FI/failslab/times
+	read -r page <$FI/fail_page_alloc/times
+	INJ=$((slab + page))
+}
 
 # probe_faults: bind with the Nth allocation failing, N = 1, 2, ...
 probe_faults() {
@@ -56,7 +63,8 @@ probe_faults() {
 	echo 0 >$FI/fail_page_alloc/min-order
 	while [ "$n" -le 2000 ]; do
 		echo "$name" >"$DRV/unbind" 2>/dev/null
-		before=$(injected)
+		injected
+		before=$INJ
 		# a subshell: the fault is its own.  fail-nth is opened before it
 		# is armed and disarmed right after the bind, through the same
 		# descriptor, so that the fault can only hit the bind.
@@ -71,7 +79,8 @@ probe_faults() {
 			exit "$rc"
 		) 2>/dev/null
 		rc=$?
-		if [ "$(injected)" = "$before" ]; then
+		injected
+		if [ "$INJ" = "$before" ]; then
 			[ "$rc" = 0 ] || fail "bind failed with no fault injected (N=$n)"
 			break
 		fi
