@@ -8,7 +8,8 @@
 set -u
 . "$(dirname "$0")/lib.sh"
 
-qtree=$(ls -d "$WSR_CACHE"/qemu-src-*/ 2>/dev/null | head -n 1)
+qtrees=("$WSR_CACHE"/qemu-src-*/)
+qtree=${qtrees[0]}
 ktree=$WSR_CACHE/linux-src-$(pkg_version linux-source-6.1)
 
 # check NAME TREE PERL-ARGS... -- PATCH...: one verdict for the series
