@@ -8,6 +8,7 @@
 # between keys and kept as a git work tree: switching patch sets checks out
 # only the files that differ, so make rebuilds incrementally.
 
+# shellcheck disable=SC2034 # for the scripts that source this file
 WSR_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 WSR_CACHE=${WSR_CACHE:-/var/tmp/wsr-cache}
 JOBS=${JOBS:-$(($(nproc) + 1))}

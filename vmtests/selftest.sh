@@ -44,6 +44,7 @@ expect sanitizers_catch_a_lock_inversion 123 "possible circular locking dependen
 # the command's own output reaches the caller
 if v=$("$RUN" -- cat /sys/kernel/mm/lru_gen/enabled 2>/dev/null | tr -d '\r' | grep -x '0x[0-9a-f]*'); then
 	echo "PASS command_output_reaches_host"
+	echo "lru_gen enabled: $v"
 else
 	echo "FAIL command_output_reaches_host: no lru_gen value in the output"
 fi
