@@ -97,9 +97,10 @@ $(GUEST)/run-tests: vmtests/guest-run-tests.sh $(GUEST_TESTS) | $(GUEST)
 $(GUEST)/wsr-%: vmtests/%-guest.sh | $(GUEST)
 	$(Q)install -m 755 $< $@
 
-$(BUILD)/unit/%: tests/unit/%.c $(wildcard loader/*.h include/*.h bpf/*.h) | $(BUILD)/unit
+UNIT_SRCS := $(filter-out loader/wsr.c,$(wildcard loader/*.c))
+$(BUILD)/unit/%: tests/unit/%.c $(UNIT_SRCS) $(wildcard loader/*.h include/*.h bpf/*.h) | $(BUILD)/unit
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) $(INCLUDES) -Ibpf -o $@ $< $(filter-out loader/wsr.c,$(wildcard loader/*.c))
+	$(Q)$(CC) $(CFLAGS) $(INCLUDES) -Ibpf -o $@ $< $(UNIT_SRCS)
 
 $(BUILD) $(GUEST) $(BUILD)/unit:
 	$(Q)mkdir -p $@

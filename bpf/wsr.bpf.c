@@ -35,6 +35,11 @@
 char LICENSE[] SEC("license") = "GPL";
 
 #define PF_KSWAPD	0x00020000	/* include/linux/sched.h */
+/* errno values (uapi asm-generic/errno*.h): the driver's kfuncs return them */
+#define ENODEV		19
+#define EINVAL		22
+#define EALREADY	114
+#define ESTALE		116
 #define WSR_PAGE_SHIFT	12		/* x86 */
 
 extern unsigned int CONFIG_HZ __kconfig;
@@ -110,6 +115,7 @@ struct scratch {
 	struct wsr_balloon_config bcfg;	/* the balloon device's configuration */
 	struct wsr_config bbins;	/* its bins, as our histograms take them */
 	struct wsr_balloon_node bnodes[WSR_MAX_NODES];
+	__u64 data_age_j;	/* of the lruvecs added so far: see add_lruvec() */
 };
 
 struct {
@@ -280,10 +286,27 @@ static __always_inline void init_hist(struct wsr_hist *h, const struct wsr_confi
 	h->nr_bins = n + 1;
 }
 
-/* add the live generations of @lruvec into @h */
+/*
+ * Jiffies since @g's youngest generation was born: since the accessed bits
+ * were last collected, so how old the data of a histogram of @g is.  0 if
+ * @g holds no pages: an empty lruvec has no data to be old.
+ */
+static __always_inline __u64 gens_data_age(const struct wsr_gens *g)
+{
+	__u64 birth = g->birth[g->max_seq % WSR_NR_GENS], pages = 0;
+	__u32 gen;
+
+	for (gen = 0; gen < WSR_NR_GENS; gen++)
+		pages += g->pages[gen][0] + g->pages[gen][1];
+	return pages && g->now > birth ? g->now - birth : 0;
+}
+
+/* add the live generations of @lruvec into @h; s->data_age_j keeps the oldest */
 static __noinline int add_lruvec(struct lruvec *lruvec, const struct wsr_config *cfg,
 				 struct wsr_hist *h, struct scratch *s)
 {
+	__u64 age;
+
 	if (read_gens(lruvec, s))
 		return -1;
 	s->bounds.n = 0;
@@ -291,6 +314,9 @@ static __noinline int add_lruvec(struct lruvec *lruvec, const struct wsr_config 
 		load_bounds(cfg, false, s);
 	s->gens.now = bpf_jiffies64();
 	s->gens.skip = 0;
+	age = gens_data_age(&s->gens);
+	if (age > s->data_age_j)
+		s->data_age_j = age;
 	return bin_gens(&s->gens, &s->bounds, h, &s->span);
 }
 
@@ -622,19 +648,44 @@ int wsr_histogram(struct bpf_iter__cgroup *ctx)
 
 /* the virtio_balloon driver's kfuncs; weak, so that the rest loads without it */
 extern int bpf_virtio_balloon_ws_config(void *cfg, __u32 cfg__sz) __ksym __weak;
-extern int bpf_virtio_balloon_ws_report(void *nodes, __u32 nodes__sz,
-					__u64 configs) __ksym __weak;
+extern int bpf_virtio_balloon_ws_report(void *nodes, __u32 nodes__sz, __u64 configs,
+					__u32 cause, __u64 data_age_ms) __ksym __weak;
+
+/* the request programs' scratch, apart from the aging programs' scratch_map */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct scratch);
+} request_scratch SEC(".maps");
+
+/* the daemon's claim on the device's requests: one entry, see wsr.h */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct wsr_balloon_claim);
+} balloon_claim SEC(".maps");
+
+static __always_inline struct scratch *get_request_scratch(void)
+{
+	__u32 zero = 0;
+
+	return bpf_map_lookup_elem(&request_scratch, &zero);
+}
 
 /* the device's configuration into s->bcfg, and its bins into s->bbins */
 static __noinline int balloon_config(struct scratch *s)
 {
 	struct wsr_balloon_config *c = &s->bcfg;
 	__u32 i;
+	int err;
 
-	if (bpf_virtio_balloon_ws_config(c, sizeof(*c)))
-		return -1;
+	err = bpf_virtio_balloon_ws_config(c, sizeof(*c));
+	if (err)
+		return err;
 	if (c->num_bins < 2 || c->num_bins > WSR_BALLOON_MAX_BINS)
-		return -1;
+		return -EINVAL;
 	__builtin_memset(&s->bbins, 0, sizeof(s->bbins));
 	for (i = 0; i < WSR_MAX_INTERVALS; i++)
 		s->bbins.intervals_ms[i] = c->intervals_ms[i];
@@ -648,6 +699,7 @@ static __noinline int balloon_build(struct scratch *s)
 	struct sum_ctx ctx = { .root = WSR_ROOT_CGROUP, .cfg = &s->bbins, .s = s };
 	__u32 n, i;
 
+	s->data_age_j = 0;
 	for (n = 0; n < WSR_MAX_NODES && n < nr_nodes; n++) {
 		struct wsr_balloon_node *bn = &s->bnodes[n];
 
@@ -664,25 +716,29 @@ static __noinline int balloon_build(struct scratch *s)
 	return 0;
 }
 
-/* hand s->bnodes to the driver and remember what was sent */
+/* hand s->bnodes to the driver and remember what was sent; the driver's answer */
 static __noinline int balloon_send(struct scratch *s, struct wsr_balloon *b, __u32 cause)
 {
 	__u32 nr = nr_nodes > WSR_MAX_NODES ? WSR_MAX_NODES : nr_nodes, n;
+	__u64 age_ms = s->data_age_j * 1000 / CONFIG_HZ;
 	int err;
 
 	if (!nr)
-		return 0;
+		return -EINVAL;
 	err = bpf_virtio_balloon_ws_report(s->bnodes, nr * sizeof(s->bnodes[0]),
-					   s->bcfg.configs);
+					   s->bcfg.configs,
+					   cause == WSR_CAUSE_REQUEST ? WSR_BALLOON_CAUSE_REQUEST :
+					   WSR_BALLOON_CAUSE_RECLAIM, age_ms);
 	__sync_fetch_and_add(err ? &b->refused : &b->sent, 1);
 	b->time_ns = bpf_ktime_get_boot_ns();
 	b->err = err;
 	b->cause = cause;
 	b->nr_nodes = nr;
+	b->data_age_ms = age_ms;
 	b->config = s->bcfg;
 	for (n = 0; n < WSR_MAX_NODES && n < nr; n++)
 		b->nodes[n] = s->bnodes[n];
-	return 0;
+	return err;
 }
 
 static __always_inline struct wsr_balloon *balloon_state(void)
@@ -690,6 +746,21 @@ static __always_inline struct wsr_balloon *balloon_state(void)
 	__u32 zero = 0;
 
 	return bpf_map_lookup_elem(&balloon, &zero);
+}
+
+/*
+ * Whether the device's report_ms allows a reclaim report now, from the
+ * configuration cached in @b: reclaim ages lruvecs often, and the config
+ * kfunc takes the driver's locks, so it is asked only when a report is
+ * due or the cache is older than WSR_BALLOON_CONFIG_CACHE_MS.
+ */
+static __always_inline bool reclaim_report_due(struct wsr_balloon *b, __u64 now)
+{
+	__u64 report_ms = b->cache_report_ms, last = b->claim_ns;
+
+	if (now - b->cache_ns >= WSR_BALLOON_CONFIG_CACHE_MS * 1000000ULL || !b->cache_ns)
+		return true;	/* ask the driver */
+	return report_ms && (!last || now - last >= report_ms * 1000000ULL);
 }
 
 /* on reclaim-time aging: a report if the device's report_ms has passed */
@@ -701,8 +772,12 @@ int BPF_PROG(wsr_balloon_aging, struct lruvec *lruvec, unsigned long max_seq,
 	struct wsr_balloon *b = balloon_state();
 	__u64 now = bpf_ktime_get_boot_ns(), last;
 
-	if (!s || !b || !ret || !reclaim_aging(sc) || balloon_config(s))
+	if (!s || !b || !ret || !reclaim_aging(sc) || !reclaim_report_due(b, now))
 		return 0;
+	if (balloon_config(s))
+		return 0;
+	b->cache_report_ms = s->bcfg.report_ms;
+	b->cache_ns = now;
 	if (!s->bcfg.report_ms)
 		return 0;
 	last = b->claim_ns;
@@ -712,29 +787,102 @@ int BPF_PROG(wsr_balloon_aging, struct lruvec *lruvec, unsigned long max_seq,
 	if (__sync_val_compare_and_swap(&b->claim_ns, last, now) != last)
 		return 0;
 	balloon_build(s);
-	balloon_send(s, b, WSR_CAUSE_RECLAIM);
+	/* the bins changed under us: once more with the new ones */
+	if (balloon_send(s, b, WSR_CAUSE_RECLAIM) == -ESTALE && !balloon_config(s)) {
+		balloon_build(s);
+		balloon_send(s, b, WSR_CAUSE_RECLAIM);
+	}
+	return 0;
+}
+
+struct answer_ctx {
+	struct scratch *s;
+	struct wsr_balloon *b;
+	__u32 answered;
+	int err;
+};
+
+/*
+ * One step of balloon_answer(): answer the oldest unanswered request, or
+ * stop (return 1) when none is left or the driver cannot take one now.
+ * A configuration arriving between the config and the report kfuncs makes
+ * the report stale: the next step bins it again.
+ */
+static int answer_step(__u32 i, struct answer_ctx *c)
+{
+	struct scratch *s = c->s;
+	int err;
+
+	err = balloon_config(s);
+	if (!err && s->bcfg.answered >= s->bcfg.requests)
+		err = -EALREADY;
+	if (!err) {
+		balloon_build(s);
+		err = balloon_send(s, c->b, WSR_CAUSE_REQUEST);
+	}
+	c->err = err;
+	if (!err)
+		c->answered++;
+	return err && err != -ESTALE;
+}
+
+/*
+ * Answer every request of the device still unanswered, each with one
+ * report of the data as it is now.  The driver takes one answer per
+ * request and refuses more (-EALREADY), so that the daemon and the request
+ * hook may race: each request still gets exactly one.  Returns the number
+ * answered; c->err holds the driver's last answer (-EALREADY: none left).
+ */
+static __noinline __u32 balloon_answer(struct answer_ctx *c)
+{
+	bpf_loop(WSR_BALLOON_ANSWER_STEPS, answer_step, c, 0);
+	return c->answered;
+}
+
+/*
+ * A request of the device waits: the driver fires this when it arrives and
+ * every 500 ms while one is unanswered.  The daemon answers it with data
+ * it refreshes first; this answers with the data as it is when no daemon
+ * serves requests, when the daemon has not claimed the request within
+ * WSR_BALLOON_DAEMON_MS, or when its claim has run out (stopped or killed
+ * while answering).
+ */
+SEC("tp_btf/virtio_balloon_ws_request")
+int BPF_PROG(wsr_balloon_request_hook, struct virtio_device *vdev, __u64 requests,
+	     __u64 answered, unsigned int waited_ms)
+{
+	struct answer_ctx c = { .s = get_request_scratch(), .b = balloon_state() };
+	__u32 zero = 0;
+	struct wsr_balloon_claim *claim = bpf_map_lookup_elem(&balloon_claim, &zero);
+	__u64 now = bpf_ktime_get_boot_ns();
+
+	if (!c.s || !c.b || !claim)
+		return 0;
+	if (claim->daemon_pid) {
+		if (waited_ms < WSR_BALLOON_DAEMON_MS)
+			return 0;
+		if (claim->request > answered && now < claim->until_ns)
+			return 0;
+	}
+	if (balloon_answer(&c))
+		__sync_fetch_and_add(&c.b->hook_answers, c.answered);
 	return 0;
 }
 
 /*
- * A report the device asked for: the daemon ages what is older than the
- * device's refresh_ms, then reads this iterator over the root cgroup alone.
+ * The daemon's answer: it claims the request, ages what is older than the
+ * device's refresh_ms, then reads this iterator over the root cgroup,
+ * which prints "answered N err E" (E the driver's last answer, 0 or -errno).
  */
 SEC("iter/cgroup")
 int wsr_balloon_request(struct bpf_iter__cgroup *ctx)
 {
-	struct scratch *s = get_scratch();
-	struct wsr_balloon *b = balloon_state();
+	struct answer_ctx c = { .s = get_request_scratch(), .b = balloon_state() };
 
-	if (!ctx->cgroup || !s || !b)
+	if (!ctx->cgroup || !c.s || !c.b)
 		return 0;
-	if (balloon_config(s)) {
-		BPF_SEQ_PRINTF(ctx->meta->seq, "no balloon device reports\n");
-		return 0;
-	}
-	balloon_build(s);
-	balloon_send(s, b, WSR_CAUSE_REQUEST);
-	BPF_SEQ_PRINTF(ctx->meta->seq, "%d\n", b->err);
+	balloon_answer(&c);
+	BPF_SEQ_PRINTF(ctx->meta->seq, "answered %u err %d\n", c.answered, c.err);
 	return 0;
 }
 

@@ -38,10 +38,15 @@ static void usage(FILE *f)
 "                  send the guest its bins (ms, comma-separated, strictly\n"
 "                  increasing, working-set-bins - 1 of them) and thresholds\n"
 "  request         ask the guest for a fresh report\n"
-"  show [--json]   print the latest report, per node in the seed's format\n"
-"                  (\"N<node>\" then \"<ms> anon=<pages> file=<pages>\")\n"
+"  show [--json]   print the latest report: \"cause=<request|reclaim>\n"
+"                  data_age_ms=<ms>\", then per node in the seed's format\n"
+"                  (\"N<node>\" then \"<ms> anon=<pages> file=<pages>\");\n"
+"                  nothing before the first report.  --json: QEMU's reply\n"
+"                  with \"cause\" and \"data_age_ms\" first (null before\n"
+"                  the first report)\n"
 "  watch [--json] [--count N]\n"
-"                  print each report as it arrives (WORKING_SET_EVENT)\n"
+"                  print each report as it arrives (WORKING_SET_EVENT), as\n"
+"                  show does\n"
 "  qmp JSON        send one raw QMP command, print the reply\n"
 "  qmp -           send the QMP commands of stdin, one per line, over one\n"
 "                  connection; print each reply line as QEMU sent it, errors\n"
@@ -161,16 +166,61 @@ static int number_in(const char *p, const char *end, const char *key,
 	return 0;
 }
 
+/* the string of "key": between @p and @end, into @v; -1 when none */
+static int string_in(const char *p, const char *end, const char *key,
+		     char *v, size_t len)
+{
+	char pat[64];
+	const char *k;
+	size_t n;
+
+	snprintf(pat, sizeof(pat), "\"%s\":", key);
+	k = strstr(p, pat);
+	if (!k || k >= end)
+		return -1;
+	k += strlen(pat);
+	while (*k == ' ')
+		k++;
+	if (*k != '"')
+		return -1;
+	n = strcspn(++k, "\"");
+	if (n >= len || k + n >= end)
+		return -1;
+	memcpy(v, k, n);
+	v[n] = 0;
+	return 0;
+}
+
 /*
- * A report's "nodes" array in the seed's format; bytes become pages.  QEMU
- * orders an object's keys as it likes, so each node and each bin object is
- * bounded first and its keys looked up inside it.
+ * Why the report was sent and how old its data is, the fields of its
+ * header; -1 when the line has no report (a guest-working-set before the
+ * first one).  Only the report has these keys.
+ */
+static int report_header(const char *json, char *cause, size_t len,
+			 unsigned long long *data_age_ms)
+{
+	const char *end = json + strlen(json);
+
+	if (string_in(json, end, "cause", cause, len) ||
+	    number_in(json, end, "data-age-ms", data_age_ms))
+		return -1;
+	return 0;
+}
+
+/*
+ * A report as "cause=<cause> data_age_ms=<ms>", then its "nodes" array in
+ * the seed's format; bytes become pages.  QEMU orders an object's keys as
+ * it likes, so each node and each bin object is bounded first and its keys
+ * looked up inside it.
  */
 static void print_report(const char *json)
 {
 	const char *p = strstr(json, "\"nodes\""), *open, *arr, *arr_end, *end, *b, *b_end;
-	unsigned long long node, ms, anon, file;
+	unsigned long long node, ms, anon, file, age;
+	char cause[32];
 
+	if (!report_header(json, cause, sizeof(cause), &age))
+		printf("cause=%s data_age_ms=%llu\n", cause, age);
 	while (p && (p = strstr(p, "\"bins\""))) {
 		for (open = p; open > json && *open != '{'; open--)
 			;
@@ -191,6 +241,27 @@ static void print_report(const char *json)
 		}
 		p = end;
 	}
+}
+
+/*
+ * A QMP line (an object) as QEMU sent it, with the report's cause and data
+ * age first under wsr's names: "cause" and "data_age_ms", null when there
+ * is no report
+ */
+static void print_json(const char *line)
+{
+	unsigned long long age;
+	char cause[32];
+
+	line += strspn(line, " ");
+	if (*line != '{') {
+		fputs(line, stdout);
+		return;
+	}
+	if (report_header(line, cause, sizeof(cause), &age))
+		printf("{\"cause\": null, \"data_age_ms\": null, %s", line + 1);
+	else
+		printf("{\"cause\": \"%s\", \"data_age_ms\": %llu, %s", cause, age, line + 1);
 }
 
 /* strictly increasing positive integers, comma-separated, into JSON */
@@ -261,7 +332,7 @@ static int cmd_show(struct qmp *q, const char *device, int json)
 	if (qmp_exec(q, cmd, &r))
 		return 1;
 	if (json)
-		fputs(r, stdout);
+		print_json(r);
 	else
 		print_report(r);
 	return 0;
@@ -275,7 +346,7 @@ static int cmd_watch(struct qmp *q, int json, long count)
 		if (!strstr(e, "\"WORKING_SET_EVENT\""))
 			continue;
 		if (json)
-			fputs(e, stdout);
+			print_json(e);
 		else
 			print_report(e);
 		fflush(stdout);

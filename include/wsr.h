@@ -106,6 +106,7 @@ struct wsr_balloon_config {
 	__u32 reserved;
 	__u64 configs;		/* configurations the device sent so far */
 	__u64 requests;		/* requests it sent so far */
+	__u64 answered;		/* requests answered so far */
 };
 
 struct wsr_balloon_node {
@@ -120,13 +121,42 @@ struct wsr_balloon {
 	__u64 claim_ns;		/* when the last reclaim report was claimed */
 	__u64 sent;		/* reports the driver queued */
 	__u64 refused;		/* reports it refused */
+	__u64 hook_answers;	/* requests answered by the request hook */
 	__u64 time_ns;		/* bpf_ktime_get_boot_ns() of the last report */
+	__u64 data_age_ms;	/* how old its data was */
 	__s32 err;		/* the driver's answer to it: 0 or -errno */
 	__u32 cause;		/* enum wsr_report_cause */
 	__u32 nr_nodes;
 	__u32 pad;
+	/* the device's report_ms as last read, and when (boot ns) */
+	__u64 cache_report_ms;
+	__u64 cache_ns;
 	struct wsr_balloon_config config;	/* the configuration it used */
 	struct wsr_balloon_node nodes[WSR_MAX_NODES];
+};
+
+/* A report's cause on the wire (VIRTIO_BALLOON_WS_CAUSE_*) */
+#define WSR_BALLOON_CAUSE_REQUEST	1
+#define WSR_BALLOON_CAUSE_RECLAIM	2
+
+/* Reclaim reads the device's configuration at most this often */
+#define WSR_BALLOON_CONFIG_CACHE_MS	1000
+/*
+ * A request is the daemon's to answer for this long after it arrives, and
+ * for WSR_BALLOON_CLAIM_MS after the daemon claims it; then the request
+ * hook answers it (the driver fires the hook again every 500 ms).
+ */
+#define WSR_BALLOON_DAEMON_MS		500
+#define WSR_BALLOON_CLAIM_MS		2000
+/* Requests answered per run of the request hook or iterator, at most */
+#define WSR_BALLOON_ANSWER_STEPS	8
+
+/* Pinned map "balloon_claim": the daemon's claim on the device's requests */
+struct wsr_balloon_claim {
+	__u64 request;		/* requests it has claimed: "requests" when read */
+	__u64 until_ns;		/* boot ns when the claim runs out */
+	__u32 daemon_pid;	/* the daemon serving requests; 0: none */
+	__u32 pad;
 };
 
 #endif /* __WSR_H */

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* Parsing and printing of wsr's knobs and histograms: see parse.h. */
+#include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -213,4 +215,32 @@ void wsr_print_json_string(FILE *f, const char *s)
 			fputc(*s, f);
 	}
 	fputc('"', f);
+}
+
+/*
+ * Parse the request iterator's "answered N err E\n".  Anything else is an
+ * error, never a success: E is 0 or the driver's -errno (-EALREADY: no
+ * request was left, the request hook answered it first).
+ */
+int wsr_parse_answer(const char *out, unsigned int *answered, int *err)
+{
+	unsigned long n;
+	char *end;
+	long e;
+
+	if (strncmp(out, "answered ", 9) || !isdigit((unsigned char)out[9]))
+		return -1;
+	errno = 0;
+	n = strtoul(out + 9, &end, 10);
+	if (errno || n > UINT_MAX || strncmp(end, " err ", 5))
+		return -1;
+	out = end + 5;
+	if (*out != '0' && !(*out == '-' && isdigit((unsigned char)out[1])))
+		return -1;
+	e = strtol(out, &end, 10);
+	if (errno || strcmp(end, "\n") || e > 0 || e < -4095)
+		return -1;
+	*answered = n;
+	*err = e;
+	return 0;
 }

@@ -63,4 +63,7 @@ void wsr_print_hist_json(FILE *f, __u32 node, const struct wsr_hist *h);
 /* a JSON string with the needed escapes */
 void wsr_print_json_string(FILE *f, const char *s);
 
+/* the balloon request iterator's output; -1 unless exactly well-formed */
+int wsr_parse_answer(const char *out, unsigned int *answered, int *err);
+
 #endif /* __WSR_PARSE_H */

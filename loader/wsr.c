@@ -74,7 +74,7 @@ static __u64 now_ns(void)
 {
 	struct timespec ts;
 
-	/* the clock of bpf_ktime_get_boot_ns() */
+	/* the clock of bpf_ktime_get_now_ns() */
 	clock_gettime(CLOCK_BOOTTIME, &ts);
 	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
@@ -789,7 +789,8 @@ out:
 static const char *const link_pins[] = { "link_aging", "link_reaccess", "link_offline",
 					 "histogram", "prog_histogram" };
 /* the balloon programs' pins: they keep the virtio_balloon module loaded */
-static const char *const balloon_pins[] = { "link_balloon_aging", "prog_balloon_request" };
+static const char *const balloon_pins[] = { "link_balloon_aging", "prog_balloon_request",
+					    "link_balloon_request_hook" };
 
 /* is every function we attach to in the kernel's BTF (not inlined away)? */
 static int check_attach_targets(struct wsr_bpf *skel)
@@ -870,7 +871,8 @@ static struct wsr_bpf *open_skel(bool balloon)
 	skel->rodata->nr_nodes = possible_nodes();
 	bpf_object__for_each_program(prog, skel->obj) {
 		bool is_balloon = prog == skel->progs.wsr_balloon_aging ||
-				  prog == skel->progs.wsr_balloon_request;
+				  prog == skel->progs.wsr_balloon_request ||
+				  prog == skel->progs.wsr_balloon_request_hook;
 
 		bpf_program__set_autoload(prog, is_balloon == balloon);
 	}
@@ -982,7 +984,8 @@ static int balloon_attach(void)
 	}
 	pin_path(path, sizeof(path), balloon_pins[1]);
 	if (bpf_program__pin(skel->progs.wsr_balloon_request, path) ||
-	    pin_link(bpf_program__attach(skel->progs.wsr_balloon_aging), balloon_pins[0]))
+	    pin_link(bpf_program__attach(skel->progs.wsr_balloon_aging), balloon_pins[0]) ||
+	    pin_link(bpf_program__attach(skel->progs.wsr_balloon_request_hook), balloon_pins[2]))
 		goto out;
 	err = 0;
 out:
@@ -1069,19 +1072,38 @@ static __u64 read_u64(const char *dir, const char *name)
 	return read_text(dir, name, buf, sizeof(buf)) ? 0 : strtoull(buf, NULL, 10);
 }
 
+/* the daemon's claim on the device's requests (see struct wsr_balloon_claim) */
+static int balloon_claim(__u64 request, __u64 until_ns)
+{
+	struct wsr_balloon_claim c = { .request = request, .until_ns = until_ns,
+				       .daemon_pid = request || until_ns ? getpid() : 0 };
+	int fd = open_pin("balloon_claim"), err;
+
+	if (fd < 0)
+		return -1;
+	err = bpf_map_update_elem(fd, &(__u32){ 0 }, &c, BPF_ANY);
+	close(fd);
+	return err;
+}
+
 /*
- * Answer the device's request: age every lruvec unless the last such
- * aging is younger than the device's refresh_ms, then run the request
- * iterator, which reports the whole guest through the driver.
+ * Answer the device's unanswered requests: claim them, so that the
+ * request hook leaves them to us for WSR_BALLOON_CLAIM_MS, age every
+ * lruvec unless the last such aging is younger than the device's
+ * refresh_ms, then run the request iterator, which answers each request
+ * once through the driver.
  */
-static int balloon_answer(const char *dir, __u64 *aged_ns)
+static int balloon_answer(const char *dir, __u64 requests, __u64 *aged_ns)
 {
 	struct memcg root;
 	__u64 refresh_ms = read_u64(dir, "refresh_ms"), now = now_ns();
+	unsigned int answered = 0;
 	char out[64] = "";
+	int err, derr = 0;
 	FILE *f;
-	int err;
 
+	if (balloon_claim(requests, now_ns() + WSR_BALLOON_CLAIM_MS * 1000000ULL))
+		err_msg("warning: cannot claim the balloon device's request: %s", strerror(errno));
 	if (resolve_memcg("/", &root))
 		return -1;
 	if (!*aged_ns || now - *aged_ns >= refresh_ms * 1000000ULL) {
@@ -1094,8 +1116,12 @@ static int balloon_answer(const char *dir, __u64 *aged_ns)
 		return -1;
 	err = run_iter(balloon_pins[1], &root, false, f);
 	fclose(f);
-	if (!err && strtol(out, NULL, 10)) {
-		err_msg("the balloon driver refused the report: %s", out);
+	if (!err && wsr_parse_answer(out, &answered, &derr)) {
+		err_msg("the balloon request program printed \"%.*s\"",
+			(int)strcspn(out, "\n"), out);
+		err = -1;
+	} else if (!err && derr && derr != -EALREADY) {
+		err_msg("the balloon driver refused the answer: %s", strerror(-derr));
 		err = -1;
 	}
 	return err;
@@ -1105,7 +1131,7 @@ static int balloon_answer(const char *dir, __u64 *aged_ns)
 struct balloon_watch {
 	char dir[256];
 	int fd[2];		/* requests, configs: poll()able */
-	__u64 seen[2];		/* their values when last answered */
+	__u64 seen[2];		/* their values when last looked at */
 	__u64 aged_ns;		/* when the daemon last aged every lruvec */
 };
 
@@ -1132,7 +1158,7 @@ static int balloon_rewatch(struct balloon_watch *w)
 	for (i = 0; i < 2; i++) {
 		snprintf(path, sizeof(path), "%s/%s", w->dir, watched[i]);
 		w->fd[i] = open(path, O_RDONLY);
-		w->seen[i] = 0;	/* a request made before we came is answered */
+		w->seen[i] = 0;
 	}
 	if (w->fd[0] < 0 || w->fd[1] < 0) {
 		balloon_unwatch(w);
@@ -1187,8 +1213,10 @@ static void balloon_serve(struct balloon_watch *w, int timeout_ms)
 	}
 	if (v[1] != w->seen[1])
 		log_balloon_config(w->dir);
-	if (v[0] != w->seen[0] && balloon_answer(w->dir, &w->aged_ns))
-		err_msg("warning: could not answer the balloon device's request");
+	/* also those made before we came, or left when an answer failed */
+	if (v[0] > read_u64(w->dir, "answered") && balloon_answer(w->dir, v[0], &w->aged_ns))
+		err_msg("warning: could not answer the balloon device's request; "
+			"the request hook answers it");
 	w->seen[0] = v[0];
 	w->seen[1] = v[1];
 	for (i = 0; i < 2; i++)
@@ -1266,11 +1294,14 @@ static int cmd_daemon(int argc, char **argv)
 	check_nonleaf_young();
 	if (balloon_kfuncs() && !balloon_attached() && !balloon_attach())
 		fprintf(stderr, "wsr: balloon programs attached\n");
+	/* requests are ours for WSR_BALLOON_DAEMON_MS, then the request hook's */
+	balloon_claim(0, 1);
 	while (!exiting) {
 		if (discover())
 			err_msg("warning: memcg discovery failed: %s", strerror(errno));
 		balloon_serve(&bw, c.interval_ms);
 	}
+	balloon_claim(0, 0);
 	balloon_unwatch(&bw);
 	fprintf(stderr, "wsr: exiting; the programs stay attached (\"wsr unload\" detaches)\n");
 	return 0;
@@ -1280,7 +1311,8 @@ static int cmd_unload(int argc, char **argv)
 {
 	static const char *const maps[] = { "config", "reports", "live", "reaccess", "lruvecs",
 					    "watchers", "watch0", "watch1", "watch2", "watch3",
-					    "scratch_map", "walks", "balloon" };
+					    "scratch_map", "walks", "balloon", "request_scratch",
+					    "balloon_claim" };
 
 	(void)argv;
 	if (argc > 1) {
@@ -1313,8 +1345,8 @@ static void balloon_hist(const struct wsr_balloon *b, __u32 n, struct wsr_hist *
 
 static void print_balloon(const char *dir, const struct wsr_balloon *b, bool json)
 {
-	static const char *const counters[] = { "requests", "configs", "rejected", "sent",
-						"dropped" };
+	static const char *const counters[] = { "requests", "answered", "configs", "rejected",
+						"sent", "dropped" };
 	char ivals[512] = "";
 	struct wsr_hist h;
 	__u32 n, i;
@@ -1333,9 +1365,11 @@ static void print_balloon(const char *dir, const struct wsr_balloon *b, bool jso
 				       (unsigned long long)read_u64(dir, counters[i]));
 			putchar('\n');
 		}
-		printf("last report: %s, %.1f s ago, driver answer %d (sent %llu, refused %llu)\n",
+		printf("last report: %s, %.1f s ago, data age %llu ms, driver answer %d "
+		       "(sent %llu, refused %llu, answered by the request hook %llu)\n",
 		       cause_name(b->cause), b->time_ns ? (now_ns() - b->time_ns) / 1e9 : 0.0,
-		       b->err, (unsigned long long)b->sent, (unsigned long long)b->refused);
+		       (unsigned long long)b->data_age_ms, b->err, (unsigned long long)b->sent,
+		       (unsigned long long)b->refused, (unsigned long long)b->hook_answers);
 		for (n = 0; n < b->nr_nodes && n < WSR_MAX_NODES; n++) {
 			balloon_hist(b, n, &h);
 			printf("N%u\n", b->nodes[n].node_id);
@@ -1361,10 +1395,12 @@ static void print_balloon(const char *dir, const struct wsr_balloon *b, bool jso
 			       (unsigned long long)read_u64(dir, counters[i]));
 		fputc('}', stdout);
 	}
-	printf(",\"last_report\":{\"sent\":%llu,\"refused\":%llu,\"time_ns\":%llu,"
-	       "\"cause\":\"%s\",\"err\":%d,\"histograms\":[",
+	printf(",\"last_report\":{\"sent\":%llu,\"refused\":%llu,\"hook_answers\":%llu,"
+	       "\"time_ns\":%llu,\"cause\":\"%s\",\"data_age_ms\":%llu,\"err\":%d,"
+	       "\"histograms\":[",
 	       (unsigned long long)b->sent, (unsigned long long)b->refused,
-	       (unsigned long long)b->time_ns, cause_name(b->cause), b->err);
+	       (unsigned long long)b->hook_answers, (unsigned long long)b->time_ns,
+	       cause_name(b->cause), (unsigned long long)b->data_age_ms, b->err);
 	for (n = 0; n < b->nr_nodes && n < WSR_MAX_NODES; n++) {
 		balloon_hist(b, n, &h);
 		fputs(n ? "," : "", stdout);

@@ -140,6 +140,36 @@ static const char *json_strings_are_escaped(void)
 	return NULL;
 }
 
+static const char *balloon_answer_is_parsed_exactly(void)
+{
+	unsigned int n = 0;
+	int err = 1;
+
+	CHECK(!wsr_parse_answer("answered 1 err 0\n", &n, &err) && n == 1 && err == 0,
+	      "n=%u err=%d", n, err);
+	CHECK(!wsr_parse_answer("answered 0 err -114\n", &n, &err) && n == 0 && err == -114,
+	      "n=%u err=%d", n, err);
+	return NULL;
+}
+
+/* a request is answered only when the program says so: nothing else passes */
+static const char *balloon_answer_garbage_is_an_error(void)
+{
+	static const char *const bad[] = {
+		"", "\n", "0\n", "no balloon device reports\n", "answered 1 err 0",
+		"answered 1 err 0\nanswered 1 err 0\n", "answered -1 err 0\n",
+		"answered  1 err 0\n", "answered 1 err 5\n", "answered 1 err -\n",
+		"answered 1 err +0\n", "answered 1 err 0x\n", "answered 99999999999 err 0\n",
+		"answered 1 err -99999999999999999999\n", "answered x err 0\n",
+	};
+	unsigned int i, n;
+	int err;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		CHECK(wsr_parse_answer(bad[i], &n, &err), "accepted \"%s\"", bad[i]);
+	return NULL;
+}
+
 static const struct unit_test tests[] = {
 	{ "intervals_accept_increasing_list", intervals_accept_increasing_list },
 	{ "intervals_accept_printed_catch_all", intervals_accept_printed_catch_all },
@@ -150,6 +180,8 @@ static const struct unit_test tests[] = {
 	{ "config_set_is_all_or_nothing", config_set_is_all_or_nothing },
 	{ "printers_match_seed_formats", printers_match_seed_formats },
 	{ "json_strings_are_escaped", json_strings_are_escaped },
+	{ "balloon_answer_is_parsed_exactly", balloon_answer_is_parsed_exactly },
+	{ "balloon_answer_garbage_is_an_error", balloon_answer_garbage_is_an_error },
 };
 
 UNIT_MAIN(tests)
