@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #define PAGE_SIZE 4096ULL
@@ -37,7 +38,16 @@ static void usage(FILE *f)
 "  config INTERVALS REFRESH_MS REPORT_MS\n"
 "                  send the guest its bins (ms, comma-separated, strictly\n"
 "                  increasing, working-set-bins - 1 of them) and thresholds\n"
-"  request         ask the guest for a fresh report\n"
+"  request [--count N] [--batch B] [--timeout-ms MS] [--json]\n"
+"                  ask the guest for a fresh report.  With --count or\n"
+"                  --batch, send N requests (default 1) B at a time\n"
+"                  (default 1) over one connection and wait for each\n"
+"                  answer (a WORKING_SET_EVENT of cause request; at most\n"
+"                  MS per batch, default 10000): one line per answer,\n"
+"                  \"answer <i> latency_ms=<ms> data_age_ms=<ms>\" (--json:\n"
+"                  {\"answer\":i,\"latency_ms\":..,\"data_age_ms\":..}),\n"
+"                  then on stderr the totals and latency p50/p99.  Fails\n"
+"                  if an answer is missing, or if more come than asked\n"
 "  show [--json]   print the latest report: \"cause=<request|reclaim>\n"
 "                  data_age_ms=<ms>\", then per node in the seed's format\n"
 "                  (\"N<node>\" then \"<ms> anon=<pages> file=<pages>\");\n"
@@ -264,6 +274,147 @@ static void print_json(const char *line)
 		printf("{\"cause\": \"%s\", \"data_age_ms\": %llu, %s", cause, age, line + 1);
 }
 
+static double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* the next line from QEMU within @ms, events included; NULL on time-out */
+static const char *qmp_read_within(struct qmp *q, double ms)
+{
+	struct timeval tv = { .tv_sec = (long)(ms / 1000),
+			      .tv_usec = (long)(ms * 1000) % 1000000 };
+
+	if (ms <= 0)
+		return NULL;
+	setsockopt(fileno(q->in), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	clearerr(q->in);
+	return fgets(q->line, sizeof(q->line), q->in);
+}
+
+/* what "request --count N --batch B" has seen so far */
+struct answers {
+	double *lat, t0;
+	long want, answered, extra, reclaim;
+	int json;
+};
+
+/*
+ * One line from QEMU while requests wait: an answer is a WORKING_SET_EVENT
+ * of cause request, one too many when none of ours is outstanding; a
+ * reclaim report is counted, not an answer.  Returns 1 for a reply to a
+ * command, 0 for an event.
+ */
+static int answer_line(struct answers *a, const char *l)
+{
+	unsigned long long age;
+	char cause[32];
+
+	if (!strstr(l, "\"event\""))
+		return 1;
+	if (!strstr(l, "\"WORKING_SET_EVENT\"") ||
+	    report_header(l, cause, sizeof(cause), &age))
+		return 0;
+	if (strcmp(cause, "request")) {
+		a->reclaim++;
+	} else if (a->answered >= a->want) {
+		a->extra++;
+	} else {
+		a->lat[a->answered] = now_ms() - a->t0;
+		if (a->json)
+			printf("{\"answer\":%ld,\"latency_ms\":%.3f,\"data_age_ms\":%llu}\n",
+			       a->answered + 1, a->lat[a->answered], age);
+		else
+			printf("answer %ld latency_ms=%.3f data_age_ms=%llu\n",
+			       a->answered + 1, a->lat[a->answered], age);
+		fflush(stdout);
+		a->answered++;
+	}
+	return 0;
+}
+
+/*
+ * Send one working-set-request and read up to its reply, taking the events
+ * that come first.  The guest has one notification buffer: while it has
+ * not posted it again, QEMU refuses ("try again later"), and we do.
+ */
+static int send_request(struct qmp *q, struct answers *a, double deadline)
+{
+	const char *l;
+
+	for (;;) {
+		fputs("{\"execute\":\"working-set-request\"}\n", q->out);
+		fflush(q->out);
+		while ((l = qmp_read_within(q, deadline - now_ms())) && !answer_line(a, l))
+			;
+		if (!l)
+			return -1;
+		if (!strstr(l, "\"error\""))
+			return 0;
+		if (!strstr(l, "try again later") || now_ms() > deadline) {
+			fprintf(stderr, "wsr-host: QEMU refused a request: %s", l);
+			return -1;
+		}
+		usleep(1000);
+	}
+}
+
+/*
+ * "request --count N --batch B": N requests, B sent back to back, each
+ * batch waiting for its B answers over the one connection; a request's
+ * latency runs from its batch's start to its answer.
+ */
+static int cmd_request_wait(struct qmp *q, long count, long batch, long timeout_ms, int json)
+{
+	struct answers a = { .lat = calloc(count, sizeof(double)), .json = json };
+	const char *l;
+	double deadline;
+	long sent = 0, i;
+	int err = 0;
+
+	if (!a.lat)
+		return 1;
+	while (sent < count && !err) {
+		long n = count - sent < batch ? count - sent : batch;
+
+		a.t0 = now_ms();
+		deadline = a.t0 + timeout_ms;
+		for (i = 0; i < n && !err; i++) {
+			/* its answer may come before QEMU's reply to it */
+			a.want = sent + 1;
+			err = send_request(q, &a, deadline);
+			sent += !err;
+			a.want = sent;
+		}
+		while (!err && a.answered < a.want && (l = qmp_read_within(q, deadline - now_ms())))
+			answer_line(&a, l);
+		if (!err && a.answered < a.want) {
+			fprintf(stderr, "wsr-host: %ld of %ld requests unanswered after %ld ms\n",
+				a.want - a.answered, a.want, timeout_ms);
+			err = 1;
+		}
+	}
+	if (a.extra)
+		err = 1;
+	qsort(a.lat, a.answered, sizeof(double), cmp_double);
+	fprintf(stderr, "wsr-host: requests %ld answered %ld extra %ld reclaim %ld "
+		"latency_ms p50 %.1f p99 %.1f\n", sent, a.answered, a.extra, a.reclaim,
+		a.answered ? a.lat[(a.answered - 1) / 2] : 0.0,
+		a.answered ? a.lat[(a.answered * 99 + 99) / 100 - 1] : 0.0);
+	free(a.lat);
+	return err ? 1 : 0;
+}
+
 /* strictly increasing positive integers, comma-separated, into JSON */
 static int intervals_json(const char *s, char *out, size_t len)
 {
@@ -363,16 +514,18 @@ int main(int argc, char **argv)
 		{ "device", required_argument, NULL, 'd' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "count", required_argument, NULL, 'c' },
+		{ "batch", required_argument, NULL, 'b' },
+		{ "timeout-ms", required_argument, NULL, 't' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
 	const char *sock = NULL, *device = "/machine/peripheral/balloon0";
 	unsigned long long n;
 	struct qmp q = {};
-	long count = -1;
+	long count = -1, batch = 0, timeout_ms = 10000;
 	int json = 0, opt;
 
-	while ((opt = getopt_long(argc, argv, "+q:d:jc:h", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+q:d:jc:b:t:h", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'q':
 			sock = optarg;
@@ -389,6 +542,15 @@ int main(int argc, char **argv)
 				return 2;
 			}
 			count = (long)n;
+			break;
+		case 'b':
+		case 't':
+			if (parse_ms(optarg, opt == 'b' ? "--batch" : "--timeout-ms", &n) || !n ||
+			    n > 1000000) {
+				fprintf(stderr, "wsr-host: --batch and --timeout-ms take 1..1000000\n");
+				return 2;
+			}
+			*(opt == 'b' ? &batch : &timeout_ms) = (long)n;
 			break;
 		case 'h':
 			usage(stdout);
@@ -407,11 +569,14 @@ int main(int argc, char **argv)
 	argv += optind;
 	if (argc > 1 && strcmp(argv[0], "qmp") && strcmp(argv[0], "config")) {
 		optind = 1;
-		while ((opt = getopt_long(argc, argv, "jc:", opts, NULL)) != -1) {
+		while ((opt = getopt_long(argc, argv, "jc:b:t:", opts, NULL)) != -1) {
 			if (opt == 'j') {
 				json = 1;
 			} else if (opt == 'c' && !parse_ms(optarg, "--count", &n) && n) {
 				count = (long)n;
+			} else if ((opt == 'b' || opt == 't') && !strcmp(argv[0], "request") &&
+				   !parse_ms(optarg, "--batch/--timeout-ms", &n) && n && n <= 1000000) {
+				*(opt == 'b' ? &batch : &timeout_ms) = (long)n;
 			} else {
 				fprintf(stderr, "wsr-host: bad option for %s\n", argv[0]);
 				return 2;
@@ -428,6 +593,9 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[0], "config"))
 		return cmd_config(&q, argc, argv);
+	if (!strcmp(argv[0], "request") && (count > 0 || batch))
+		return cmd_request_wait(&q, count > 0 ? count : 1, batch ? batch : 1,
+					timeout_ms, json);
 	if (!strcmp(argv[0], "request"))
 		return qmp_exec(&q, "{\"execute\":\"working-set-request\"}", NULL) ? 1 : 0;
 	if (!strcmp(argv[0], "show"))

@@ -681,6 +681,65 @@ test_reclaim_reports() {
 	guest_done
 }
 
+# request_phase NAME BATCH MAX-AGE-MS: 100 requests, BATCH at a time, over
+# one QMP connection; every one answered once (wsr-host request checks
+# there is no missing and no extra answer), each answer's cause and data
+# age seen, the age at most MAX-AGE-MS (if given).  Appends the answers to
+# $tmp/answers.NAME; the verdict is NAME's.
+request_phase() {
+	local name=$1 batch=$2 max_age=${3:-} out=$tmp/answers.$1 why
+	# on the second socket: the first stays free for the CONFIGs
+	if ! timeout 600 "$HOST" --qmp "$G_EVENTS" request --count 100 --batch "$batch" \
+		--timeout-ms 20000 >"$out" 2>"$out.err"; then
+		also_verdict "$name" "$(tail -n 2 "$out.err" | tr '\n' ' ')"
+		return
+	fi
+	why=$(awk -v max="$max_age" '
+		$1 != "answer" || $3 !~ /^latency_ms=/ || $4 !~ /^data_age_ms=[0-9]+$/ {
+			print "malformed answer line: " $0; bad = 1; exit }
+		{ split($4, a, "="); if (max != "" && a[2] + 0 > max + 0) {
+			print "answer " $2 " has data " a[2] " ms old, refresh_ms is " max
+			bad = 1; exit } }
+		END { if (!bad && NR != 100) print NR " answers listed, not 100" }' "$out")
+	also_verdict "$name" "$why"
+}
+
+# The host asks 100 times in each of three states of the guest's daemon:
+# running, stopped, killed; then 100 times more under global memory
+# pressure while it reconfigures the guest.  Every request gets exactly one
+# answer of cause request, and the guest's driver agrees.
+test_request_answers() {
+	local cfg_loop p
+	guest_start request_answers.sh working-set=on,working-set-bins=5 --timeout 600 || return
+	wait_mark READY 200 || return
+	retry 60 host config 1000,5000,20000,60000 1000 0 >/dev/null ||
+		{ bad "working-set-config: $retry_err"; return; }
+	request_phase balloon_requests_answered_once_with_daemon_running 1 1000
+	wait_mark DAEMON-STOPPED 60 || return
+	request_phase balloon_requests_answered_once_with_daemon_stopped 10
+	wait_mark DAEMON-KILLED 60 || return
+	request_phase balloon_requests_answered_once_with_daemon_killed 10
+	wait_mark PHASE3-DONE 60 || return
+	qmp "{\"execute\":\"balloon\",\"arguments\":{\"value\":$((G_RAM - (192 << 20)))}}" >/dev/null ||
+		{ bad "QMP balloon refused"; return; }
+	wait_mark RECLAIMING 150 || return
+	# a CONFIG every 0.2 s: answers race new bins (-ESTALE) and are retried
+	( for p in $(seq 1 600); do
+		host config $((1000 + p % 2 * 500)),5000,20000,60000 1000 0 >/dev/null 2>&1
+		sleep 0.2
+	done ) &
+	cfg_loop=$!
+	request_phase balloon_requests_answered_once_under_pressure_and_configs 1
+	kill "$cfg_loop" 2>/dev/null
+	wait "$cfg_loop" 2>/dev/null
+	wait_mark SWAPOUTS 60 || return
+	# reclaim went on while the requests were answered
+	[ "${MARK# }" -gt 0 ] 2>/dev/null ||
+		bad "the guest did not reclaim while it answered (swap-outs +${MARK# })"
+	qmp "{\"execute\":\"balloon\",\"arguments\":{\"value\":$G_RAM}}" >/dev/null
+	guest_done 120
+}
+
 # ---- the kfuncs in hostile contexts, and a hostile device ------------------
 
 # A tracing program that passes NULL to the kfuncs gets -EINVAL: before
@@ -872,5 +931,11 @@ run_test balloon_kfuncs_are_safe_on_sched_switch_under_load test_kfunc_sched_swi
 run_test balloon_device_fuzz_changes_nothing_but_valid_configs test_device_fuzz
 run_test balloon_request_after_config_matches_guest_histogram_and_lru_gen \
 	test_request_matches_guest
+run_test balloon_requests_answered_once_guest_agrees \
+	--also balloon_requests_answered_once_with_daemon_running \
+	--also balloon_requests_answered_once_with_daemon_stopped \
+	--also balloon_requests_answered_once_with_daemon_killed \
+	--also balloon_requests_answered_once_under_pressure_and_configs \
+	test_request_answers
 run_test balloon_reclaim_reports_keep_report_ms_with_daemon_stopped \
 	test_reclaim_reports

@@ -1,7 +1,8 @@
 #!/bin/sh
 # shellcheck shell=dash
 # Guest side of vmtests/balloon-bench.sh: the daemon serves the host's
-# requests; at the end, the guest CPU they cost.
+# first 2N requests (the first N cost measured), then is stopped, and the
+# BPF request hook answers the last N.
 . /wsr/bin/tests/lib.sh
 . /host/transport-lib.sh
 
@@ -12,11 +13,16 @@ start_workload --hot 32 --cold 96 --node 1 >/dev/null
 cpu() { awk '{ print $14 + $15 }' "/proc/$daemon/stat"; }
 c0=$(cpu)
 mark "READY requests=$(ws requests)"
-wait_until 600 ws_at_least sent "$1" || fail "only $(ws sent) reports sent"
+wait_until 600 ws_at_least answered "$1" || fail "only $(ws answered) requests answered"
 c1=$(cpu)
 bpftool prog show name wsr_balloon_request -j >/tmp/prog.json
 mark "COST requests=$(ws requests) sent=$(ws sent) daemon_ticks=$((c1 - c0))" \
 	"hz=$(getconf CLK_TCK 2>/dev/null || echo 100)" \
 	"bpf_ns=$(sed 's/.*"run_time_ns":\([0-9]*\).*/\1/' /tmp/prog.json)" \
 	"bpf_cnt=$(sed 's/.*"run_cnt":\([0-9]*\).*/\1/' /tmp/prog.json)"
+wait_until 600 ws_at_least answered $(($1 * 2)) || fail "only $(ws answered) requests answered"
+kill -STOP "$daemon"
+mark STOPPED
+wait_until 900 ws_at_least answered $(($1 * 3)) || fail "only $(ws answered) requests answered"
+kill -CONT "$daemon"
 finish
