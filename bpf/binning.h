@@ -41,6 +41,21 @@ struct wsr_gens {
 	__u32 pad;
 };
 
+/*
+ * Jiffies since @g's youngest generation was born: since the accessed bits
+ * were last collected, so how old the data of a histogram of @g is.  0 if
+ * @g holds no pages: an empty lruvec has no data to be old.
+ */
+static __always_inline __u64 wsr_gens_data_age(const struct wsr_gens *g)
+{
+	__u64 birth = g->birth[g->max_seq % WSR_NR_GENS], pages = 0;
+	__u32 gen;
+
+	for (gen = 0; gen < WSR_NR_GENS; gen++)
+		pages += g->pages[gen][0] + g->pages[gen][1];
+	return pages && g->now > birth ? g->now - birth : 0;
+}
+
 /* ms to jiffies, rounding up like msecs_to_jiffies(), saturating */
 static __always_inline __u64 wsr_ms_to_jiffies(__u64 ms, __u64 hz)
 {

@@ -31,6 +31,7 @@
 #include <bpf/bpf_core_read.h>
 #include "wsr.h"
 #include "binning.h"
+#include "balloon.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -286,21 +287,6 @@ static __always_inline void init_hist(struct wsr_hist *h, const struct wsr_confi
 	h->nr_bins = n + 1;
 }
 
-/*
- * Jiffies since @g's youngest generation was born: since the accessed bits
- * were last collected, so how old the data of a histogram of @g is.  0 if
- * @g holds no pages: an empty lruvec has no data to be old.
- */
-static __always_inline __u64 gens_data_age(const struct wsr_gens *g)
-{
-	__u64 birth = g->birth[g->max_seq % WSR_NR_GENS], pages = 0;
-	__u32 gen;
-
-	for (gen = 0; gen < WSR_NR_GENS; gen++)
-		pages += g->pages[gen][0] + g->pages[gen][1];
-	return pages && g->now > birth ? g->now - birth : 0;
-}
-
 /* add the live generations of @lruvec into @h; s->data_age_j keeps the oldest */
 static __noinline int add_lruvec(struct lruvec *lruvec, const struct wsr_config *cfg,
 				 struct wsr_hist *h, struct scratch *s)
@@ -314,7 +300,7 @@ static __noinline int add_lruvec(struct lruvec *lruvec, const struct wsr_config 
 		load_bounds(cfg, false, s);
 	s->gens.now = bpf_jiffies64();
 	s->gens.skip = 0;
-	age = gens_data_age(&s->gens);
+	age = wsr_gens_data_age(&s->gens);
 	if (age > s->data_age_j)
 		s->data_age_j = age;
 	return bin_gens(&s->gens, &s->bounds, h, &s->span);
@@ -748,21 +734,6 @@ static __always_inline struct wsr_balloon *balloon_state(void)
 	return bpf_map_lookup_elem(&balloon, &zero);
 }
 
-/*
- * Whether the device's report_ms allows a reclaim report now, from the
- * configuration cached in @b: reclaim ages lruvecs often, and the config
- * kfunc takes the driver's locks, so it is asked only when a report is
- * due or the cache is older than WSR_BALLOON_CONFIG_CACHE_MS.
- */
-static __always_inline bool reclaim_report_due(struct wsr_balloon *b, __u64 now)
-{
-	__u64 report_ms = b->cache_report_ms, last = b->claim_ns;
-
-	if (now - b->cache_ns >= WSR_BALLOON_CONFIG_CACHE_MS * 1000000ULL || !b->cache_ns)
-		return true;	/* ask the driver */
-	return report_ms && (!last || now - last >= report_ms * 1000000ULL);
-}
-
 /* on reclaim-time aging: a report if the device's report_ms has passed */
 SEC("fexit/try_to_inc_max_seq")
 int BPF_PROG(wsr_balloon_aging, struct lruvec *lruvec, unsigned long max_seq,
@@ -772,8 +743,12 @@ int BPF_PROG(wsr_balloon_aging, struct lruvec *lruvec, unsigned long max_seq,
 	struct wsr_balloon *b = balloon_state();
 	__u64 now = bpf_ktime_get_boot_ns(), last;
 
-	if (!s || !b || !ret || !reclaim_aging(sc) || !reclaim_report_due(b, now))
+	if (!s || !b || !ret || !reclaim_aging(sc))
 		return 0;
+	__sync_fetch_and_add(&b->reclaim_agings, 1);
+	if (!wsr_balloon_ask_driver(b, now))
+		return 0;
+	__sync_fetch_and_add(&b->config_reads, 1);
 	if (balloon_config(s))
 		return 0;
 	b->cache_report_ms = s->bcfg.report_ms;

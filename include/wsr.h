@@ -122,6 +122,8 @@ struct wsr_balloon {
 	__u64 sent;		/* reports the driver queued */
 	__u64 refused;		/* reports it refused */
 	__u64 hook_answers;	/* requests answered by the request hook */
+	__u64 reclaim_agings;	/* reclaim-time agings seen */
+	__u64 config_reads;	/* config kfunc calls they made (see the cache) */
 	__u64 time_ns;		/* bpf_ktime_get_boot_ns() of the last report */
 	__u64 data_age_ms;	/* how old its data was */
 	__s32 err;		/* the driver's answer to it: 0 or -errno */

@@ -1370,6 +1370,8 @@ static void print_balloon(const char *dir, const struct wsr_balloon *b, bool jso
 		       cause_name(b->cause), b->time_ns ? (now_ns() - b->time_ns) / 1e9 : 0.0,
 		       (unsigned long long)b->data_age_ms, b->err, (unsigned long long)b->sent,
 		       (unsigned long long)b->refused, (unsigned long long)b->hook_answers);
+		printf("reclaim-time agings %llu, configuration read on them %llu times\n",
+		       (unsigned long long)b->reclaim_agings, (unsigned long long)b->config_reads);
 		for (n = 0; n < b->nr_nodes && n < WSR_MAX_NODES; n++) {
 			balloon_hist(b, n, &h);
 			printf("N%u\n", b->nodes[n].node_id);
@@ -1395,6 +1397,8 @@ static void print_balloon(const char *dir, const struct wsr_balloon *b, bool jso
 			       (unsigned long long)read_u64(dir, counters[i]));
 		fputc('}', stdout);
 	}
+	printf(",\"reclaim_agings\":%llu,\"config_reads\":%llu",
+	       (unsigned long long)b->reclaim_agings, (unsigned long long)b->config_reads);
 	printf(",\"last_report\":{\"sent\":%llu,\"refused\":%llu,\"hook_answers\":%llu,"
 	       "\"time_ns\":%llu,\"cause\":\"%s\",\"data_age_ms\":%llu,\"err\":%d,"
 	       "\"histograms\":[",

@@ -182,8 +182,38 @@ static const char *ms_to_jiffies_rounds_up_and_saturates(void)
 	return NULL;
 }
 
+/* A histogram's data is as old as its lruvec's last aging: the youngest birth. */
+static const char *data_age_is_time_since_youngest_birth(void)
+{
+	struct wsr_gens g = { .max_seq = 6, .now = 10000 };
+
+	g.birth[6 % WSR_NR_GENS] = 9000;	/* youngest */
+	g.birth[5 % WSR_NR_GENS] = 2000;
+	g.pages[5 % WSR_NR_GENS][1] = 10;
+	CHECK(wsr_gens_data_age(&g) == 1000, "age %llu, expected 1000",
+	      (unsigned long long)wsr_gens_data_age(&g));
+	return NULL;
+}
+
+/* An empty lruvec has no data to be old; a racy birth after now is not negative. */
+static const char *data_age_of_empty_or_racy_lruvec_is_zero(void)
+{
+	struct wsr_gens g = { .max_seq = 3, .now = 10000 };
+
+	g.birth[3] = 100;
+	CHECK(wsr_gens_data_age(&g) == 0, "empty lruvec aged %llu",
+	      (unsigned long long)wsr_gens_data_age(&g));
+	g.pages[3][0] = 1;
+	g.birth[3] = 10001;
+	CHECK(wsr_gens_data_age(&g) == 0, "birth after now aged %llu",
+	      (unsigned long long)wsr_gens_data_age(&g));
+	return NULL;
+}
+
 static const struct unit_test tests[] = {
 	{ "generation_inside_one_bin_lands_there", generation_inside_one_bin_lands_there },
+	{ "data_age_is_time_since_youngest_birth", data_age_is_time_since_youngest_birth },
+	{ "data_age_of_empty_or_racy_lruvec_is_zero", data_age_of_empty_or_racy_lruvec_is_zero },
 	{ "generation_across_boundary_splits_proportionally",
 	  generation_across_boundary_splits_proportionally },
 	{ "few_pages_over_long_span_are_not_truncated", few_pages_over_long_span_are_not_truncated },
