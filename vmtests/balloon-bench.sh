@@ -54,9 +54,10 @@ run stopped
 echo "## REQUEST -> WORKING_SET_EVENT latency ($N requests per row, one QMP connection, TCG guest)"
 echo "| daemon | p50 ms | p99 ms | max ms | answers |"
 echo "|---|---|---|---|---|"
-awk '{ d = $1 == "transport" ? "running, refresh_ms 600000 (no aging)" :
-	$1 == "refresh" ? "running, refresh_ms 1000 (ages first)" : "stopped (BPF hook answers)"
-	printf "| %s | %s | %s | %s | %s |\n", d, $2, $3, $4, $5 }' "$tmp/lat"
+awk 'BEGIN { d["transport"] = "running, refresh_ms 600000 (no aging)"
+	d["refresh"] = "running, refresh_ms 1000 (ages first)"
+	d["stopped"] = "stopped (BPF hook answers)" }
+	{ printf "| %s | %s | %s | %s | %s |\n", d[$1], $2, $3, $4, $5 }' "$tmp/lat"
 echo "| baseline: balloon stats polled every 1 s | 500 | 990 | 1000 | - |"
 echo "## guest CPU per requested report (transport run)"
 mark COST | tr ' ' '\n' | awk -F= '
