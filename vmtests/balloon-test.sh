@@ -395,7 +395,10 @@ check_reports() {
 	out=$(host show --json)
 	bounds=$(grep -o '"idle-age-ms": *[0-9]*' <<<"$out" | sed 's/.*: *//' | paste -sd,)
 	nodes=$(grep -o '"node-id": *[0-9]*' <<<"$out" | sed 's/.*: *//' | paste -sd,)
-	if [ "$nodes" = 0,1 ] && [ "$bounds" = "$want,$want" ]; then
+	# the header: an answer to our request, and how old its data is
+	if ! grep -q '"cause": *"request"' <<<"$out" || ! grep -q '"data-age-ms": *[0-9]' <<<"$out"; then
+		also_verdict "$name" "QEMU's report lacks cause request or data-age-ms: ${out:0:200}"
+	elif [ "$nodes" = 0,1 ] && [ "$bounds" = "$want,$want" ]; then
 		also_verdict "$name"
 	else
 		also_verdict "$name" "QEMU's report has nodes '$nodes' with bin bounds '$bounds', expected nodes 0,1 with $want each"
@@ -607,7 +610,7 @@ test_rebind_cycles() {
 # host_totals FILE: per node of "wsr-host show" output FILE,
 # "<node> <anon pages> <file pages> <bins> <bounds,...>"
 host_totals() {
-	awk '/^N/ { n = substr($1, 2); nodes[n] = 1; next }
+	awk '/^cause=/ { next } /^N/ { n = substr($1, 2); nodes[n] = 1; next }
 	     { split($2, a, "="); split($3, f, "="); an[n] += a[2]; fi[n] += f[2]; b[n]++
 	       bounds[n] = bounds[n] (bounds[n] == "" ? "" : ",") $1 }
 	     END { for (k in nodes) print k, an[k], fi[k], b[k], bounds[k] }' "$1"
@@ -627,9 +630,15 @@ test_request_matches_guest() {
 	wait_mark READY 200 || return
 	retry 60 host config 1000,5000,20000,60000 0 0 >/dev/null ||
 		{ bad "working-set-config: $retry_err"; return; }
-	host request >/dev/null || { bad "working-set-request refused"; return; }
+	# the guest reposts its notify buffer after the CONFIG: until then QEMU refuses
+	retry 30 host request >/dev/null || { bad "working-set-request: $retry_err"; return; }
 	wait_mark REPORTED 150 || return
 	host show >"$tmp/show" 2>&1 || { bad "wsr-host show: $(cat "$tmp/show")"; return; }
+	# refresh_ms 0: the daemon aged everything just before it answered
+	grep -q '^cause=request data_age_ms=[0-9]*$' "$tmp/show" ||
+		bad "report header: $(head -n 1 "$tmp/show"), expected cause=request data_age_ms=N"
+	awk -F= '/^cause=/ { exit !($3 + 0 <= 1000) }' "$tmp/show" ||
+		bad "answer's data is $(sed -n 's/^cause=.*data_age_ms=//p' "$tmp/show") ms old, refresh_ms 0"
 	host_totals "$tmp/show" >"$tmp/totals"
 	[ "$(wc -l <"$tmp/totals")" = 2 ] || { bad "not 2 nodes: $(tr '\n' ' ' <"$tmp/show")"; return; }
 	while read -r n anon file bins b; do
