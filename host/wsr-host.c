@@ -158,9 +158,8 @@ static int qmp_connect(struct qmp *q, const char *path)
 	return qmp_exec(q, "{\"execute\":\"qmp_capabilities\"}", NULL) ? -1 : 0;
 }
 
-/* the number of "key": between @p and @end; -1 when none */
-static int number_in(const char *p, const char *end, const char *key,
-		     unsigned long long *v)
+/* the value after "key": between @p and @end, or NULL when none */
+static const char *value_in(const char *p, const char *end, const char *key)
 {
 	char pat[64];
 	const char *k;
@@ -168,10 +167,21 @@ static int number_in(const char *p, const char *end, const char *key,
 	snprintf(pat, sizeof(pat), "\"%s\":", key);
 	k = strstr(p, pat);
 	if (!k || k >= end)
-		return -1;
+		return NULL;
 	k += strlen(pat);
 	while (*k == ' ')
 		k++;
+	return k;
+}
+
+/* the number of "key": between @p and @end; -1 when none */
+static int number_in(const char *p, const char *end, const char *key,
+		     unsigned long long *v)
+{
+	const char *k = value_in(p, end, key);
+
+	if (!k)
+		return -1;
 	*v = strtoull(k, NULL, 10);
 	return 0;
 }
@@ -180,17 +190,11 @@ static int number_in(const char *p, const char *end, const char *key,
 static int string_in(const char *p, const char *end, const char *key,
 		     char *v, size_t len)
 {
-	char pat[64];
-	const char *k;
+	const char *k = value_in(p, end, key);
 	size_t n;
 
-	snprintf(pat, sizeof(pat), "\"%s\":", key);
-	k = strstr(p, pat);
-	if (!k || k >= end)
+	if (!k)
 		return -1;
-	k += strlen(pat);
-	while (*k == ' ')
-		k++;
 	if (*k != '"')
 		return -1;
 	n = strcspn(++k, "\"");

@@ -1,5 +1,5 @@
 #!/bin/sh
-# shellcheck shell=dash
+# shellcheck shell=dash disable=SC2154 # $daemon: set by start_daemon (transport-lib.sh)
 # Guest side of vmtests/balloon-bench.sh: the daemon serves the host's
 # first 2N requests (the first N cost measured), then is stopped, and the
 # BPF request hook answers the last N.

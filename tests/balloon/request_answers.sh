@@ -1,5 +1,5 @@
 #!/bin/sh
-# shellcheck shell=dash
+# shellcheck shell=dash disable=SC2154 # $daemon: set by start_daemon (transport-lib.sh)
 # Guest side of the balloon_requests_answered_once_* tests: the host sends
 # 100 REQUESTs with the daemon running, 100 with it stopped (SIGSTOP) and
 # 100 with it killed; every one must get exactly one answer, from the
