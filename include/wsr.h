@@ -19,6 +19,12 @@
 #define WSR_MAX_BINS		(WSR_MAX_INTERVALS + 1)
 /* the catch-all bin's bound, printed as in the seed's interface */
 #define WSR_BIN_INF		9223372036854775807ULL
+/*
+ * The largest ms value a knob or an interval takes.  The BPF programs and
+ * user space compare times in ns as ms * 1000000ULL, which wraps above
+ * about 1.8e13 ms; 10^12 ms (about 31 years) keeps ms * 10^6 within 64 bits.
+ */
+#define WSR_MAX_MS		1000000000000ULL
 
 #define WSR_MAX_NODES		16	/* NUMA nodes a histogram covers */
 #define WSR_MAX_DEPTH		16	/* cgroup levels below the root */

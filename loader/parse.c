@@ -27,7 +27,9 @@ static int fail(struct wsr_err *err, const char *fmt, ...)
 	return -EINVAL;
 }
 
-int wsr_parse_u64(const char *s, __u64 *out, const char *what, struct wsr_err *err)
+/* a strict decimal number in [0, max]; "unit" follows max in the message */
+static int parse_dec(const char *s, __u64 *out, __u64 max, const char *unit, const char *what,
+		     struct wsr_err *err)
 {
 	unsigned long long v;
 	char *end;
@@ -39,10 +41,21 @@ int wsr_parse_u64(const char *s, __u64 *out, const char *what, struct wsr_err *e
 	v = strtoull(s, &end, 10);
 	if (*end)
 		return fail(err, "%s: '%s' is not a number", what, s);
-	if (errno == ERANGE || v > (unsigned long long)WSR_BIN_INF)
-		return fail(err, "%s: %s is too large (at most %s)", what, s, LLONG_MAX_STR);
+	if (errno == ERANGE || v > max)
+		return fail(err, "%s: %s is too large (at most %llu%s)", what, s,
+			    (unsigned long long)max, unit);
 	*out = v;
 	return 0;
+}
+
+int wsr_parse_u64(const char *s, __u64 *out, const char *what, struct wsr_err *err)
+{
+	return parse_dec(s, out, WSR_BIN_INF, "", what, err);
+}
+
+int wsr_parse_ms(const char *s, __u64 *out, __u64 max, const char *what, struct wsr_err *err)
+{
+	return parse_dec(s, out, max, " ms", what, err);
 }
 
 int wsr_parse_intervals(const char *s, __u64 *ms, __u32 *nr, struct wsr_err *err)
@@ -59,6 +72,13 @@ int wsr_parse_intervals(const char *s, __u64 *ms, __u32 *nr, struct wsr_err *err
 			return fail(err, "intervals: more than %d intervals", WSR_MAX_INTERVALS);
 		if (wsr_parse_u64(tok, &v[n], "intervals", err))
 			return -EINVAL;
+		/*
+		 * The catch-all bound is not a time: it is only dropped below
+		 * (anywhere but last, the next interval cannot exceed it).
+		 */
+		if (v[n] > WSR_MAX_MS && v[n] != WSR_BIN_INF)
+			return fail(err, "intervals: %s is too large (at most %llu ms)", tok,
+				    WSR_MAX_MS);
 		if (v[n] == 0)
 			return fail(err, "intervals: 0 ms is not an interval (minimum 1)");
 		if (n && v[n] <= v[n - 1])
@@ -108,6 +128,69 @@ int wsr_parse_node_value(const char *s, __u32 nr_nodes, int *node,
 	return 0;
 }
 
+_Static_assert(WSR_MAX_NODES <= 64, "a node list is a __u64 mask");
+
+/*
+ * The digits at *p as a node id, *p moved past them.  Ids past the ones
+ * wsr supports saturate at WSR_MAX_NODES: they are refused anyway.
+ */
+static int parse_node_id(const char **p, unsigned int *id)
+{
+	const char *q = *p;
+	unsigned int v = 0;
+
+	if (*q < '0' || *q > '9')
+		return -1;
+	for (; *q >= '0' && *q <= '9'; q++)
+		v = v >= WSR_MAX_NODES ? WSR_MAX_NODES : v * 10 + (*q - '0');
+	*p = q;
+	*id = v;
+	return 0;
+}
+
+int wsr_parse_node_list(const char *s, __u64 *mask, struct wsr_err *err)
+{
+	const char *p = s, *end, *item, *last;
+	size_t len = strlen(s);
+	unsigned int lo, hi, i;
+	__u64 m = 0;
+
+	/* sysfs ends the list with one newline; nothing else is trimmed */
+	if (len && s[len - 1] == '\n')
+		len--;
+	end = s + len;
+	while (p < end) {
+		item = p;
+		last = p;
+		if (parse_node_id(&p, &lo))
+			goto bad;
+		hi = lo;
+		if (*p == '-') {
+			last = ++p;
+			if (parse_node_id(&p, &hi))
+				goto bad;
+		}
+		if (p != end && *p != ',')
+			goto bad;
+		if (lo > hi)
+			return fail(err, "node list '%.*s': range %.*s goes down", (int)len, s,
+				    (int)(p - item), item);
+		/* the highest id as written (it may not fit any integer type) */
+		if (hi >= WSR_MAX_NODES)
+			return fail(err, "node %.*s: wsr supports nodes 0-%d", (int)(p - last),
+				    last, WSR_MAX_NODES - 1);
+		for (i = lo; i <= hi; i++)
+			m |= 1ULL << i;
+		/* a comma must be followed by another item */
+		if (p != end && ++p == end)
+			goto bad;
+	}
+	*mask = m;
+	return 0;
+bad:
+	return fail(err, "node list '%.*s' is malformed (expected e.g. 0-1,3)", (int)len, s);
+}
+
 int wsr_knob_by_name(const char *name)
 {
 	int k;
@@ -139,11 +222,11 @@ int wsr_config_set(struct wsr_config *cfg, enum wsr_knob knob, const char *value
 			return -EINVAL;
 		break;
 	case WSR_KNOB_REPORT:
-		if (wsr_parse_u64(value, &c.report_ms, "report_ms", err))
+		if (wsr_parse_ms(value, &c.report_ms, WSR_MAX_MS, "report_ms", err))
 			return -EINVAL;
 		break;
 	case WSR_KNOB_REFRESH:
-		if (wsr_parse_u64(value, &c.refresh_ms, "refresh_ms", err))
+		if (wsr_parse_ms(value, &c.refresh_ms, WSR_MAX_MS, "refresh_ms", err))
 			return -EINVAL;
 		break;
 	default:

@@ -21,11 +21,27 @@ struct wsr_err {
 int wsr_parse_u64(const char *s, __u64 *out, const char *what, struct wsr_err *err);
 
 /*
+ * A strict decimal number of milliseconds in [0, max] (at most WSR_MAX_MS
+ * for anything that is turned into ns); @what names it in the message.
+ */
+int wsr_parse_ms(const char *s, __u64 *out, __u64 max, const char *what, struct wsr_err *err);
+
+/*
  * "1000,2000,3000": 3 to 15 strictly increasing intervals of at least
- * 1 ms.  A final 9223372036854775807 (the catch-all bin, as printed) is
- * accepted and dropped, so that printed values can be written back.
+ * 1 ms and at most WSR_MAX_MS.  A final 9223372036854775807 (the catch-all
+ * bin, as printed) is accepted and dropped, so that printed values can be
+ * written back.
  */
 int wsr_parse_intervals(const char *s, __u64 *ms, __u32 *nr, struct wsr_err *err);
+
+/*
+ * A node list as in /sys/devices/system/node/{possible,has_memory}:
+ * "0-1,3" sets bits 0, 1 and 3 of *mask; "" and "\n" are the empty list.
+ * One trailing newline is allowed, no other space.  Node ids of
+ * WSR_MAX_NODES and above are refused (wsr's maps cover no more), as is
+ * any malformed list; *mask is untouched on error.
+ */
+int wsr_parse_node_list(const char *s, __u64 *mask, struct wsr_err *err);
 
 /*
  * A knob value for one node: "N<id>=<value>" as in the seed's memcg files,

@@ -104,6 +104,154 @@ static const char *config_set_is_all_or_nothing(void)
 	return NULL;
 }
 
+/* ms * 1000000ULL must not wrap: WSR_MAX_MS is the largest time a knob takes */
+static const char *config_ms_knobs_are_bounded(void)
+{
+	static const enum wsr_knob knobs[] = { WSR_KNOB_REPORT, WSR_KNOB_REFRESH };
+	struct wsr_config cfg = { .report_ms = 5, .refresh_ms = 6 }, old;
+	char want[128];
+	struct wsr_err err;
+	__u32 i;
+
+	CHECK(WSR_MAX_MS * 1000000ULL / 1000000ULL == WSR_MAX_MS, "WSR_MAX_MS in ns wraps");
+	for (i = 0; i < 2; i++) {
+		const char *name = wsr_knob_name(knobs[i]);
+
+		CHECK(!wsr_config_set(&cfg, knobs[i], "1000000000000", &err), "%s", err.msg);
+		CHECK((knobs[i] == WSR_KNOB_REPORT ? cfg.report_ms : cfg.refresh_ms) ==
+		      WSR_MAX_MS, "%s not set to the bound", name);
+		old = cfg;
+		err.msg[0] = 0;
+		CHECK(wsr_config_set(&cfg, knobs[i], "1000000000001", &err),
+		      "%s above the bound accepted", name);
+		CHECK(!memcmp(&cfg, &old, sizeof(cfg)), "%s: refused value changed cfg", name);
+		snprintf(want, sizeof(want),
+			 "%s: 1000000000001 is too large (at most 1000000000000 ms)", name);
+		CHECK(!strcmp(err.msg, want), "message '%s'", err.msg);
+		CHECK(wsr_config_set(&cfg, knobs[i], "9223372036854775807", &err),
+		      "%s: the catch-all value accepted", name);
+		CHECK(!memcmp(&cfg, &old, sizeof(cfg)), "%s: refused value changed cfg", name);
+	}
+	return NULL;
+}
+
+static const char *intervals_are_bounded(void)
+{
+	struct wsr_config cfg = { .nr_intervals = 3, .intervals_ms = { 1, 2, 3 },
+				  .reaccess_nr_intervals = 3,
+				  .reaccess_intervals_ms = { 4, 5, 6 } }, old;
+	__u64 ms[WSR_MAX_INTERVALS] = { 7 };
+	struct wsr_err err;
+	__u32 n = 99;
+
+	CHECK(!wsr_parse_intervals("1,2,1000000000000", ms, &n, &err), "%s", err.msg);
+	CHECK(n == 3 && ms[2] == WSR_MAX_MS, "n=%u ms[2]=%llu", n, (unsigned long long)ms[2]);
+	CHECK(!wsr_parse_intervals("1,2,1000000000000,9223372036854775807", ms, &n, &err),
+	      "catch-all after the bound: %s", err.msg);
+	CHECK(n == 3, "n=%u, expected the catch-all dropped", n);
+	ms[0] = 7;
+	n = 99;
+	CHECK(wsr_parse_intervals("1,2,1000000000001", ms, &n, &err), "above the bound accepted");
+	CHECK(n == 99 && ms[0] == 7, "refused list changed the output");
+	CHECK(!strcmp(err.msg, "intervals: 1000000000001 is too large (at most 1000000000000 ms)"),
+	      "message '%s'", err.msg);
+	/* just below the catch-all is a time like any other */
+	CHECK(wsr_parse_intervals("1,2,9223372036854775806", ms, &n, &err), "LLONG_MAX - 1");
+	CHECK(wsr_parse_intervals("1,9223372036854775807,3", ms, &n, &err), "catch-all inside");
+	old = cfg;
+	CHECK(wsr_config_set(&cfg, WSR_KNOB_INTERVALS, "1,2,1000000000001", &err), "knob");
+	CHECK(wsr_config_set(&cfg, WSR_KNOB_REACCESS_INTERVALS, "1,2,1000000000001", &err),
+	      "reaccess knob");
+	CHECK(!memcmp(&cfg, &old, sizeof(cfg)), "refused intervals changed cfg");
+	return NULL;
+}
+
+static const char *ms_numbers_take_a_bound(void)
+{
+	struct wsr_err err;
+	__u64 v = 3;
+
+	CHECK(!wsr_parse_ms("10", &v, 10, "x", &err) && v == 10, "%s", err.msg);
+	v = 3;
+	CHECK(wsr_parse_ms("11", &v, 10, "x", &err) && v == 3, "11 > 10 accepted");
+	CHECK(!strcmp(err.msg, "x: 11 is too large (at most 10 ms)"), "message '%s'", err.msg);
+	CHECK(wsr_parse_ms("99999999999999999999", &v, 10, "x", &err) && v == 3, "overflow");
+	CHECK(wsr_parse_ms("-1", &v, 10, "x", &err) && v == 3, "-1 accepted");
+	CHECK(wsr_parse_ms("", &v, 10, "x", &err) && v == 3, "empty accepted");
+	return NULL;
+}
+
+static const char *node_list_items_and_ranges(void)
+{
+	static const struct {
+		const char *s;
+		__u64 mask;
+	} ok[] = {
+		{ "0", 0x1 }, { "0\n", 0x1 }, { "0-1,3", 0xb }, { "0-1,3\n", 0xb },
+		{ "0-3\n", 0xf }, { "2", 0x4 }, { "1-1", 0x2 }, { "0,2-4,7-8", 0x19d },
+		{ "3,0", 0x9 }, { "0-15", 0xffff }, { "", 0 }, { "\n", 0 },
+	};
+	struct wsr_err err;
+	__u32 i;
+	__u64 m;
+
+	for (i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		m = 0xdead;
+		CHECK(!wsr_parse_node_list(ok[i].s, &m, &err), "'%s': %s", ok[i].s, err.msg);
+		CHECK(m == ok[i].mask, "'%s' gave %#llx, expected %#llx", ok[i].s,
+		      (unsigned long long)m, (unsigned long long)ok[i].mask);
+	}
+	return NULL;
+}
+
+/* a machine with more nodes than wsr's maps cover is refused, clearly */
+static const char *node_list_ids_are_bounded(void)
+{
+	static const struct {
+		const char *s, *msg;
+	} bad[] = {
+		{ "16", "node 16: wsr supports nodes 0-15" },
+		{ "0-16", "node 16: wsr supports nodes 0-15" },
+		{ "0-1,17\n", "node 17: wsr supports nodes 0-15" },
+		{ "0-63", "node 63: wsr supports nodes 0-15" },
+		{ "99999999999999999999", "node 99999999999999999999: wsr supports nodes 0-15" },
+	};
+	struct wsr_err err;
+	__u64 m = 0;
+	__u32 i;
+
+	CHECK(!wsr_parse_node_list("15", &m, &err) && m == 1ULL << 15, "15: %s", err.msg);
+	CHECK(!wsr_parse_node_list("14-15\n", &m, &err) && m == 3ULL << 14, "14-15: %s",
+	      err.msg);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		m = 0xdead;
+		CHECK(wsr_parse_node_list(bad[i].s, &m, &err), "accepted '%s'", bad[i].s);
+		CHECK(m == 0xdead, "'%s' changed the mask", bad[i].s);
+		CHECK(!strcmp(err.msg, bad[i].msg), "'%s': message '%s'", bad[i].s, err.msg);
+	}
+	return NULL;
+}
+
+static const char *node_list_rejects_malformed(void)
+{
+	static const char *const bad[] = {
+		"1-", "3-1", "a", "1,,2", " 1", "1-2-3", "1,", ",1", "-1", "1 ", "1\n\n",
+		"\n1", "\n\n", "1-\n", "0x1", "+1", "1;2", "1 - 2", "-", ",", "2-1,3",
+	};
+	struct wsr_err err;
+	__u64 m;
+	__u32 i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		m = 0xdead;
+		err.msg[0] = 0;
+		CHECK(wsr_parse_node_list(bad[i], &m, &err), "accepted '%s'", bad[i]);
+		CHECK(m == 0xdead, "'%s' changed the mask", bad[i]);
+		CHECK(err.msg[0], "no message for '%s'", bad[i]);
+	}
+	return NULL;
+}
+
 /* the seed's formats, byte for byte */
 static const char *printers_match_seed_formats(void)
 {
@@ -178,6 +326,12 @@ static const struct unit_test tests[] = {
 	{ "numbers_are_strict_decimal", numbers_are_strict_decimal },
 	{ "node_prefix_selects_a_node", node_prefix_selects_a_node },
 	{ "config_set_is_all_or_nothing", config_set_is_all_or_nothing },
+	{ "config_ms_knobs_are_bounded", config_ms_knobs_are_bounded },
+	{ "intervals_are_bounded", intervals_are_bounded },
+	{ "ms_numbers_take_a_bound", ms_numbers_take_a_bound },
+	{ "node_list_items_and_ranges", node_list_items_and_ranges },
+	{ "node_list_ids_are_bounded", node_list_ids_are_bounded },
+	{ "node_list_rejects_malformed", node_list_rejects_malformed },
 	{ "printers_match_seed_formats", printers_match_seed_formats },
 	{ "json_strings_are_escaped", json_strings_are_escaped },
 	{ "balloon_answer_is_parsed_exactly", balloon_answer_is_parsed_exactly },

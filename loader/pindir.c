@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* Checks of wsr's pin folder: see pindir.h. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include "pindir.h"
+
+/* what to do about a folder wsr refuses, appended to each message */
+#define REMOVE_IT "remove it and start wsr daemon again"
+
+int wsr_check_pin_dir(const char *path, struct wsr_err *err)
+{
+	struct stat st;
+	int e;
+
+	/* lstat: a symlink could point the pins into a folder someone else owns */
+	if (lstat(path, &st)) {
+		e = errno;
+		if (e == ENOENT)
+			snprintf(err->msg, sizeof(err->msg),
+				 "%s does not exist (wsr daemon creates it)", path);
+		else
+			snprintf(err->msg, sizeof(err->msg), "cannot check %s: %s", path,
+				 strerror(e));
+		return -e;
+	}
+	if (S_ISLNK(st.st_mode)) {
+		snprintf(err->msg, sizeof(err->msg),
+			 "%s is a symlink, not a folder: refusing it (it could lead "
+			 "wsr's pins where someone else can unpin them); " REMOVE_IT, path);
+		return -EPERM;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		snprintf(err->msg, sizeof(err->msg), "%s is not a folder: " REMOVE_IT, path);
+		return -ENOTDIR;
+	}
+	if (st.st_uid != 0) {
+		snprintf(err->msg, sizeof(err->msg),
+			 "%s is owned by uid %u, not root: refusing it (someone else could "
+			 "unpin wsr's programs); " REMOVE_IT, path, (unsigned int)st.st_uid);
+		return -EPERM;
+	}
+	if (st.st_mode & (S_IWGRP | S_IWOTH)) {
+		snprintf(err->msg, sizeof(err->msg),
+			 "%s has mode %04o, writable by %s: refusing it (they could unpin "
+			 "wsr's programs); " REMOVE_IT, path, (unsigned int)(st.st_mode & 07777),
+			 st.st_mode & S_IWOTH ? "others" : "its group");
+		return -EPERM;
+	}
+	return 0;
+}

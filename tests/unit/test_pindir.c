@@ -1,0 +1,177 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests of the pin folder check in loader/pindir.c, on folders made
+ * under a mkdtemp folder (removed at exit).  They chown, so they run as
+ * root, as the host unit tests do.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "pindir.h"
+#include "unit.h"
+
+static char base[] = "/tmp/wsr-test-pindir.XXXXXX";
+static char path[sizeof(base) + 32];
+
+static int remove_one(const char *p, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st, (void)flag, (void)ftw;
+	return remove(p);
+}
+
+static void remove_base(void)
+{
+	nftw(base, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* a fresh path @name under the test folder, made once per run */
+static const char *fresh(const char *name)
+{
+	static bool made;
+
+	if (!made) {
+		if (!mkdtemp(base))
+			return NULL;
+		atexit(remove_base);
+		made = true;
+	}
+	snprintf(path, sizeof(path), "%s/%s", base, name);
+	return path;
+}
+
+/* a folder @name with @mode (umask aside), owned by root */
+static const char *make_dir(const char *name, mode_t mode)
+{
+	const char *p = fresh(name);
+
+	if (!p || mkdir(p, 0700) || chmod(p, mode))
+		return NULL;
+	return p;
+}
+
+static const char *root_owned_private_dir_passes(void)
+{
+	struct wsr_err err = { "" };
+	const char *p;
+
+	CHECK(geteuid() == 0, "needs root (it makes root-owned folders and chowns)");
+	CHECK((p = make_dir("private", 0700)), "mkdir: %s", strerror(errno));
+	CHECK(!wsr_check_pin_dir(p, &err), "0700 refused: %s", err.msg);
+	/* readable by all is fine: only writers could unpin */
+	CHECK((p = make_dir("readable", 0755)), "mkdir: %s", strerror(errno));
+	CHECK(!wsr_check_pin_dir(p, &err), "0755 refused: %s", err.msg);
+	return NULL;
+}
+
+static const char *group_or_other_write_fails(void)
+{
+	static const struct {
+		const char *name;
+		mode_t mode;
+		const char *who;
+	} bad[] = {
+		{ "g", 0770, "its group" }, { "o", 0707, "others" }, { "go", 0777, "others" },
+		/* what bpffs is unless mounted with a mode */
+		{ "sticky", 01777, "others" },
+	};
+	struct wsr_err err;
+	const char *p;
+	unsigned int i;
+	int r;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		CHECK((p = make_dir(bad[i].name, bad[i].mode)), "mkdir: %s", strerror(errno));
+		err.msg[0] = 0;
+		r = wsr_check_pin_dir(p, &err);
+		CHECK(r == -EPERM, "mode %04o: returned %d", bad[i].mode, r);
+		CHECK(strstr(err.msg, p) && strstr(err.msg, bad[i].who) &&
+		      strstr(err.msg, "remove it"), "mode %04o: message '%s'", bad[i].mode,
+		      err.msg);
+	}
+	return NULL;
+}
+
+static const char *other_owner_fails(void)
+{
+	struct wsr_err err = { "" };
+	const char *p;
+	char want[256];
+	int r;
+
+	CHECK((p = make_dir("nobody", 0700)), "mkdir: %s", strerror(errno));
+	CHECK(!chown(p, 65534, 0), "chown: %s", strerror(errno));
+	r = wsr_check_pin_dir(p, &err);
+	CHECK(r == -EPERM, "returned %d", r);
+	snprintf(want, sizeof(want), "%s is owned by uid 65534, not root: refusing it", p);
+	CHECK(!strncmp(err.msg, want, strlen(want)), "message '%s'", err.msg);
+	/* root's user with another group is still root's */
+	CHECK((p = make_dir("group", 0700)), "mkdir: %s", strerror(errno));
+	CHECK(!chown(p, 0, 65534), "chown: %s", strerror(errno));
+	CHECK(!wsr_check_pin_dir(p, &err), "root:65534 0700 refused: %s", err.msg);
+	return NULL;
+}
+
+/* lstat, not stat: a link to a good folder is not that folder */
+static const char *symlink_to_good_dir_fails(void)
+{
+	struct wsr_err err = { "" };
+	char target[sizeof(path)];
+	const char *p;
+	int r;
+
+	CHECK((p = make_dir("target", 0700)), "mkdir: %s", strerror(errno));
+	strcpy(target, p);
+	CHECK(!wsr_check_pin_dir(target, &err), "target refused: %s", err.msg);
+	p = fresh("link");
+	CHECK(!symlink(target, p), "symlink: %s", strerror(errno));
+	r = wsr_check_pin_dir(p, &err);
+	CHECK(r == -EPERM, "returned %d", r);
+	CHECK(strstr(err.msg, "symlink"), "message '%s'", err.msg);
+	return NULL;
+}
+
+static const char *regular_file_fails(void)
+{
+	struct wsr_err err = { "" };
+	const char *p = fresh("file");
+	FILE *f;
+	int r;
+
+	CHECK(p && (f = fopen(p, "w")), "create: %s", strerror(errno));
+	fclose(f);
+	CHECK(!chmod(p, 0600), "chmod: %s", strerror(errno));
+	r = wsr_check_pin_dir(p, &err);
+	CHECK(r < 0, "a regular file passed");
+	CHECK(strstr(err.msg, "not a folder"), "message '%s'", err.msg);
+	return NULL;
+}
+
+/* the daemon creates a missing folder: the caller must tell this apart */
+static const char *missing_path_is_enoent(void)
+{
+	struct wsr_err err = { "" };
+	const char *p = fresh("missing");
+	int r;
+
+	CHECK(p, "mkdtemp: %s", strerror(errno));
+	r = wsr_check_pin_dir(p, &err);
+	CHECK(r == -ENOENT, "returned %d", r);
+	CHECK(strstr(err.msg, "does not exist"), "message '%s'", err.msg);
+	return NULL;
+}
+
+static const struct unit_test tests[] = {
+	{ "root_owned_private_dir_passes", root_owned_private_dir_passes },
+	{ "group_or_other_write_fails", group_or_other_write_fails },
+	{ "other_owner_fails", other_owner_fails },
+	{ "symlink_to_good_dir_fails", symlink_to_good_dir_fails },
+	{ "regular_file_fails", regular_file_fails },
+	{ "missing_path_is_enoent", missing_path_is_enoent },
+};
+
+UNIT_MAIN(tests)
