@@ -72,11 +72,11 @@ $(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
 	$(Q)$(BPFTOOL) gen skeleton $< >$@
 
 # static, so that it runs in a busybox initramfs
-$(GUEST)/wsr: loader/wsr.c loader/parse.c $(BUILD)/wsr.skel.h $(wildcard loader/*.h include/*.h) | $(GUEST)
+$(GUEST)/wsr: $(wildcard loader/*.c) $(BUILD)/wsr.skel.h $(wildcard loader/*.h include/*.h) | $(GUEST)
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) $(INCLUDES) -static -o $@ loader/wsr.c loader/parse.c $(LIBS)
+	$(Q)$(CC) $(CFLAGS) $(INCLUDES) -static -o $@ $(wildcard loader/*.c) $(LIBS)
 
-# the host-side QMP tool (issue 4)
+# the host-side QMP tool
 $(BUILD)/wsr-host: host/wsr-host.c | $(BUILD)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) -o $@ $<

@@ -14,8 +14,8 @@
 #endif
 
 /*
- * Whether a reclaim-time aging at @now (boot ns) may lead to a report, from
- * the device's configuration cached in @b: reclaim ages lruvecs often, and
+ * Whether a global reclaim pass at @now (boot ns) may lead to a report, from
+ * the device's configuration cached in @b: reclaim passes come often, and
  * the config kfunc takes the driver's locks, so the driver is asked only
  * when a report is due by the cached report_ms, or when the cache is empty
  * or older than WSR_BALLOON_CONFIG_CACHE_MS (a new report_ms takes effect

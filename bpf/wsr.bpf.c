@@ -8,10 +8,13 @@
  * configured intervals.  The histogram of a memcg covers it and all its
  * descendants; the root memcg's histogram on a node is the node's.
  *
- * - fexit/try_to_inc_max_seq sees every aging of every lruvec.  It records
- *   the lruvec, and when the aging is part of reclaim (kswapd, or direct
- *   reclaim that is not proactive) it makes a report for every ancestor
- *   whose report_ms has passed, and tells the watchers.
+ * - fentry/shrink_node sees each reclaim pass on a node.  As the seed's
+ *   report_wss(): a pass of global reclaim (kswapd, or direct reclaim with
+ *   no target memcg) reports the node level, a pass of reclaim that targets
+ *   a memcg reports that memcg, at most once per report_ms, never at
+ *   DEF_PRIORITY nor for proactive reclaim (memory.reclaim).  A report
+ *   walks the memcg subtree (every lruvec, like a read) and tells the
+ *   watchers.
  * - fentry/reset_batch_size sees the page-table walk's generation deltas:
  *   pages leaving an older generation were found accessed again, and are
  *   counted in the reaccess histogram by the age they had.
@@ -19,7 +22,7 @@
  *   histogram; pinned, it is a file that cat prints.
  * - fentry/mem_cgroup_css_offline forgets a memcg going away.
  * - the balloon programs hand per-node reports of the whole guest to the
- *   virtio-balloon driver through its kfuncs: on reclaim-time aging at most
+ *   virtio-balloon driver through its kfuncs: on global reclaim at most
  *   once per the device's report_ms, and when the daemon runs the request
  *   iterator on the device's behalf.  They are loaded apart from the rest
  *   (and only when the driver is there), since a program calling a
@@ -35,7 +38,7 @@
 
 char LICENSE[] SEC("license") = "GPL";
 
-#define PF_KSWAPD	0x00020000	/* include/linux/sched.h */
+#define DEF_PRIORITY	12		/* mm/internal.h: a reclaim pass's first */
 /* errno values (uapi asm-generic/errno*.h): the driver's kfuncs return them */
 #define ENODEV		19
 #define EINVAL		22
@@ -47,10 +50,12 @@ extern unsigned int CONFIG_HZ __kconfig;
 
 /* set by the loader before load: node_possible count of the kernel */
 const volatile __u32 nr_nodes = 1;
+/* set by the loader before load: steps of a subtree walk (see wsr.h) */
+const volatile __u32 walk_steps = WSR_MAX_WALK_STEPS;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, WSR_MAX_LRUVECS);
+	__uint(max_entries, WSR_MAX_KEYS);
 	__type(key, struct wsr_key);
 	__type(value, struct wsr_config);
 } config SEC(".maps");
@@ -58,7 +63,7 @@ struct {
 /* the last report of each (memcg, node), made on reclaim or by a reader */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, WSR_MAX_LRUVECS);
+	__uint(max_entries, WSR_MAX_KEYS);
 	__type(key, struct wsr_key);
 	__type(value, struct wsr_report);
 } reports SEC(".maps");
@@ -66,25 +71,25 @@ struct {
 /* the histogram the last iterator walk computed (live, no aging) */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, WSR_MAX_LRUVECS);
+	__uint(max_entries, WSR_MAX_KEYS);
 	__type(key, struct wsr_key);
 	__type(value, struct wsr_report);
 } live SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, WSR_MAX_LRUVECS);
+	__uint(max_entries, WSR_MAX_KEYS);
 	__type(key, struct wsr_key);
 	__type(value, struct wsr_hist);
 } reaccess SEC(".maps");
 
-/* every lruvec seen, so that a report can sum a subtree without a walk */
+/* limits reached: one entry, see struct wsr_stats */
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, WSR_MAX_LRUVECS);
-	__type(key, struct wsr_key);
-	__type(value, struct wsr_lruvec);
-} lruvecs SEC(".maps");
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct wsr_stats);
+} stats SEC(".maps");
 
 /* watcher slot -> pid of the "wsr watch" that owns the slot's ring */
 struct {
@@ -103,13 +108,27 @@ WATCH_RING(0);
 WATCH_RING(1);
 WATCH_RING(2);
 WATCH_RING(3);
+WATCH_RING(4);
+WATCH_RING(5);
+WATCH_RING(6);
+WATCH_RING(7);
+
+/* a memcg subtree walk in pre-order, as css_next_descendant_pre() */
+struct memcg_walk {
+	__u64 root;		/* struct cgroup_subsys_state * of the subtree */
+	__u64 pos;		/* the css the walk is at */
+	__u32 arrived;		/* pos is still to be visited */
+	__u32 done;
+	__u32 node_lo, node_hi;	/* the nodes whose lruvecs are added */
+};
 
 /* scratch space too large for the 512-byte BPF stack */
 struct scratch {
 	struct wsr_gens gens;
 	long nr_pages[WSR_NR_GENS * 2 * 8];	/* [gen][type][zone], flat */
 	struct wsr_report report;
-	struct wsr_lruvec lv;
+	struct memcg_walk walk;
+	struct wsr_hist nhist[WSR_MAX_NODES];	/* a walk's histogram per node */
 	struct wsr_hist delta;
 	struct wsr_bounds bounds;
 	struct wsr_span span;
@@ -207,36 +226,39 @@ static __always_inline struct mem_cgroup *lruvec_memcg(struct lruvec *lruvec)
 	return BPF_CORE_READ(mz, memcg);
 }
 
-/* remember @lruvec of @memcg on @node with the memcg's ancestry */
-static __noinline int track_lruvec(struct mem_cgroup *memcg, struct lruvec *lruvec,
-				   __u32 node, struct wsr_lruvec *out)
+/* count a limit reached (see struct wsr_stats) */
+#define STAT_INC(field)							\
+	do {								\
+		__u32 __zero = 0;					\
+		struct wsr_stats *__st = bpf_map_lookup_elem(&stats, &__zero); \
+									\
+		if (__st)						\
+			__sync_fetch_and_add(&__st->field, 1);		\
+	} while (0)
+
+static __always_inline struct mem_cgroup *css_memcg(struct cgroup_subsys_state *css)
 {
-	struct cgroup *cgrp = BPF_CORE_READ(memcg, css.cgroup);
-	struct wsr_key key = { .node = node };
-	struct wsr_lruvec *known;
-	__u32 level, i;
+	return (void *)css - bpf_core_field_offset(struct mem_cgroup, css);
+}
 
-	/* seen before: ancestry does not change, skip the walk and the update */
-	key.cgroup_id = cgrp ? BPF_CORE_READ(cgrp, kn, id) : WSR_ROOT_CGROUP;
-	known = bpf_map_lookup_elem(&lruvecs, &key);
-	if (known && known->lruvec == (__u64)lruvec) {
-		*out = *known;
-		return 0;
-	}
-	__builtin_memset(out, 0, sizeof(*out));
-	level = cgrp ? BPF_CORE_READ(cgrp, level) : 0;
-	if (level > WSR_MAX_DEPTH)
-		return -1;	/* too deep to sum into ancestors: skip it */
-	out->lruvec = (__u64)lruvec;
-	out->level = level;
-	out->ancestors[0] = WSR_ROOT_CGROUP;
-	for (i = 1; i <= WSR_MAX_DEPTH && i <= level; i++) {
-		struct cgroup *anc = BPF_CORE_READ(cgrp, ancestors[i]);
+/* the cgroup id (cgroup v2 inode number) of a memcg's css */
+static __always_inline __u64 css_cgroup_id(struct cgroup_subsys_state *css)
+{
+	struct cgroup *cgrp = BPF_CORE_READ(css, cgroup);
 
-		out->ancestors[i] = BPF_CORE_READ(anc, kn, id);
-	}
-	bpf_map_update_elem(&lruvecs, &key, out, BPF_ANY);
-	return 0;
+	return cgrp ? BPF_CORE_READ(cgrp, kn, id) : WSR_ROOT_CGROUP;
+}
+
+/* the root memcg's css: the memory css of the default hierarchy's root */
+static __always_inline struct cgroup_subsys_state *root_memcg_css(void)
+{
+	int id = bpf_core_enum_value(enum cgroup_subsys_id, memory_cgrp_id);
+	struct task_struct *task = (void *)bpf_get_current_task();
+	struct cgroup_root *root = BPF_CORE_READ(task, cgroups, dfl_cgrp, root);
+
+	if (!root)
+		return NULL;
+	return BPF_CORE_READ(root, cgrp.subsys[id]);
 }
 
 /* ---- histograms ---------------------------------------------------------- */
@@ -306,33 +328,101 @@ static __noinline int add_lruvec(struct lruvec *lruvec, const struct wsr_config 
 	return bin_gens(&s->gens, &s->bounds, h, &s->span);
 }
 
-/* ---- reports on reclaim ------------------------------------------------ */
+/* ---- subtree walks ------------------------------------------------------ */
 
-struct sum_ctx {
-	__u64 root;		/* the memcg whose subtree is summed */
-	__u32 node;
-	const struct wsr_config *cfg;
-	struct scratch *s;
+struct walk_ctx {
+	const struct wsr_config *cfg;	/* bins of the histograms */
+	struct scratch *s;		/* s->walk: the walk; s->nhist: the sums */
 };
 
-static long sum_subtree_cb(struct bpf_map *map, struct wsr_key *key,
-			   struct wsr_lruvec *lv, struct sum_ctx *ctx)
+/* add @css's lruvecs on the walk's nodes into s->nhist */
+static __noinline int walk_visit(struct cgroup_subsys_state *css, struct walk_ctx *c)
 {
-	__u32 i;
+	struct mem_cgroup *memcg = css_memcg(css);
+	struct scratch *s = c->s;
+	__u32 n;
 
-	if (key->node != ctx->node)
-		return 0;
-	for (i = 0; i <= WSR_MAX_DEPTH; i++) {
-		if (i > lv->level)
-			return 0;
-		if (lv->ancestors[i] == ctx->root)
-			break;
+	for (n = 0; n < WSR_MAX_NODES && n < nr_nodes; n++) {
+		struct mem_cgroup_per_node *mz;
+
+		if (n < s->walk.node_lo || n >= s->walk.node_hi)
+			continue;
+		mz = BPF_CORE_READ(memcg, nodeinfo[n]);
+		if (mz)
+			add_lruvec(&mz->lruvec, c->cfg, &s->nhist[n], s);
 	}
-	if (i > WSR_MAX_DEPTH)
-		return 0;
-	add_lruvec((struct lruvec *)lv->lruvec, ctx->cfg, &ctx->s->report.hist, ctx->s);
 	return 0;
 }
+
+/*
+ * One step of a pre-order walk: visit the css just arrived at and go to
+ * its first child, or go to the next sibling, or climb one level.  The
+ * lists are RCU-protected and tracing programs run under rcu_read_lock();
+ * a memcg removed meanwhile keeps its next pointers (list_del_rcu()).
+ */
+static long walk_step(__u32 i, struct walk_ctx *c)
+{
+	struct memcg_walk *w = &c->s->walk;
+	struct cgroup_subsys_state *pos = (void *)w->pos, *parent;
+	__u64 children = bpf_core_field_offset(struct cgroup_subsys_state, children);
+	__u64 sibling = bpf_core_field_offset(struct cgroup_subsys_state, sibling);
+	void *next;
+
+	if (w->arrived) {
+		walk_visit(pos, c);
+		next = BPF_CORE_READ(pos, children.next);
+		if (next && next != (void *)pos + children) {
+			w->pos = (__u64)(next - sibling);
+			return 0;
+		}
+		w->arrived = 0;
+	}
+	parent = BPF_CORE_READ(pos, parent);
+	if (w->pos == w->root || !parent) {
+		w->done = 1;
+		return 1;
+	}
+	next = BPF_CORE_READ(pos, sibling.next);
+	if (next && next != (void *)parent + children) {
+		w->pos = (__u64)(next - sibling);
+		w->arrived = 1;
+	} else {
+		w->pos = (__u64)parent;
+	}
+	return 0;
+}
+
+/*
+ * Sum every lruvec of @root's subtree on nodes [lo, hi) into s->nhist,
+ * each node's histogram with the bins of @cfg.  s->data_age_j gets the
+ * oldest data age.  Returns WSR_REPORT_INCOMPLETE if the walk ran out of
+ * steps (counted in stats), else 0.
+ */
+static __noinline __u32 walk_subtree(struct cgroup_subsys_state *root, __u32 lo, __u32 hi,
+				     const struct wsr_config *cfg, struct scratch *s)
+{
+	struct walk_ctx c = { .cfg = cfg, .s = s };
+	__u32 n;
+
+	for (n = 0; n < WSR_MAX_NODES; n++)
+		init_hist(&s->nhist[n], cfg, false);
+	s->data_age_j = 0;
+	s->walk.root = (__u64)root;
+	s->walk.pos = (__u64)root;
+	s->walk.arrived = 1;
+	s->walk.done = 0;
+	s->walk.node_lo = lo;
+	s->walk.node_hi = hi;
+	if (!root)
+		return 0;
+	bpf_loop(walk_steps, walk_step, &c, 0);
+	if (s->walk.done)
+		return 0;
+	STAT_INC(walks_truncated);
+	return WSR_REPORT_INCOMPLETE;
+}
+
+/* ---- reports on reclaim ------------------------------------------------ */
 
 static __always_inline void notify_watchers(const struct wsr_key *key,
 					    const struct wsr_report *rep)
@@ -340,26 +430,30 @@ static __always_inline void notify_watchers(const struct wsr_key *key,
 	struct wsr_event ev = {
 		.key = *key, .seq = rep->seq, .time_ns = rep->time_ns, .cause = rep->cause,
 	};
-	__u32 slot;
 
-	/* unrolled: each slot is its own ring map */
-	slot = 0;
-	if (bpf_map_lookup_elem(&watchers, &slot))
-		bpf_ringbuf_output(&watch0, &ev, sizeof(ev), 0);
-	slot = 1;
-	if (bpf_map_lookup_elem(&watchers, &slot))
-		bpf_ringbuf_output(&watch1, &ev, sizeof(ev), 0);
-	slot = 2;
-	if (bpf_map_lookup_elem(&watchers, &slot))
-		bpf_ringbuf_output(&watch2, &ev, sizeof(ev), 0);
-	slot = 3;
-	if (bpf_map_lookup_elem(&watchers, &slot))
-		bpf_ringbuf_output(&watch3, &ev, sizeof(ev), 0);
+/* unrolled: each slot is its own ring map */
+#define NOTIFY(n)							\
+	do {								\
+		__u32 slot = n;						\
+									\
+		if (bpf_map_lookup_elem(&watchers, &slot))		\
+			bpf_ringbuf_output(&watch##n, &ev, sizeof(ev), 0); \
+	} while (0)
+	NOTIFY(0);
+	NOTIFY(1);
+	NOTIFY(2);
+	NOTIFY(3);
+	NOTIFY(4);
+	NOTIFY(5);
+	NOTIFY(6);
+	NOTIFY(7);
+#undef NOTIFY
 }
 
 /*
  * Claim the right to report (@root, @node) now: at most one report per
- * report_ms, even when several CPUs reclaim at once.
+ * report_ms on the report's own clock, even when several CPUs reclaim at
+ * once.
  */
 static __always_inline struct wsr_report *claim_report(struct wsr_key *key,
 						       const struct wsr_config *cfg,
@@ -372,8 +466,10 @@ static __always_inline struct wsr_report *claim_report(struct wsr_key *key,
 	if (!rep) {
 		bpf_map_update_elem(&reports, key, &zero_report, BPF_NOEXIST);
 		rep = bpf_map_lookup_elem(&reports, key);
-		if (!rep)
+		if (!rep) {
+			STAT_INC(maps_full);
 			return NULL;
+		}
 	}
 	last = rep->time_ns;
 	if (last && now - last < cfg->report_ms * 1000000ULL)
@@ -383,65 +479,50 @@ static __always_inline struct wsr_report *claim_report(struct wsr_key *key,
 	return rep;
 }
 
-static __noinline int report_subtree(__u64 root, __u32 node)
+/* a report of the subtree of @css on @node, if its report_ms has passed */
+static __noinline int report_subtree(struct cgroup_subsys_state *css, __u32 node)
 {
-	struct wsr_key key = { .cgroup_id = root, .node = node };
+	struct wsr_key key = { .cgroup_id = css_cgroup_id(css), .node = node };
 	struct wsr_config *cfg = bpf_map_lookup_elem(&config, &key);
 	struct scratch *s = get_scratch();
-	struct sum_ctx ctx = { .root = root, .node = node, .cfg = cfg, .s = s };
 	struct wsr_report *rep;
-	__u64 now = bpf_ktime_get_boot_ns();
+	__u32 flags;
 
-	if (!cfg || !cfg->report_ms || !s)
+	if (!cfg || !cfg->report_ms || !s || node >= WSR_MAX_NODES)
 		return 0;
-	rep = claim_report(&key, cfg, now);
+	rep = claim_report(&key, cfg, bpf_ktime_get_boot_ns());
 	if (!rep)
 		return 0;
-	init_hist(&s->report.hist, cfg, false);
-	bpf_for_each_map_elem(&lruvecs, sum_subtree_cb, &ctx, 0);
-	rep->hist = s->report.hist;
+	flags = walk_subtree(css, node, node + 1, cfg, s);
+	rep->hist = s->nhist[node & (WSR_MAX_NODES - 1)];
 	rep->cause = WSR_CAUSE_RECLAIM;
+	rep->flags = flags;
 	__sync_fetch_and_add(&rep->seq, 1);
 	notify_watchers(&key, rep);
 	return 0;
 }
 
 /*
- * Aging is part of reclaim when kswapd does it, or when direct or memcg
- * reclaim does it (nr_to_reclaim is set) and the reclaim is not proactive
- * (memory.reclaim).  Aging through debugfs and our own refreshes leave
- * nr_to_reclaim at 0.
+ * A reclaim pass that reports, as the seed's report_wss(): not the first
+ * pass of a reclaim (DEF_PRIORITY: nothing hard to find yet), not
+ * proactive reclaim (memory.reclaim: nobody is short of memory).
  */
-static __always_inline bool reclaim_aging(struct scan_control *sc)
+static __always_inline bool reporting_pass(struct scan_control *sc)
 {
-	struct task_struct *task = (void *)bpf_get_current_task();
-
-	if (BPF_CORE_READ(task, flags) & PF_KSWAPD)
-		return true;
-	return BPF_CORE_READ(sc, nr_to_reclaim) && !BPF_CORE_READ_BITFIELD_PROBED(sc, proactive);
+	return BPF_CORE_READ(sc, priority) != DEF_PRIORITY &&
+	       !BPF_CORE_READ_BITFIELD_PROBED(sc, proactive);
 }
 
-SEC("fexit/try_to_inc_max_seq")
-int BPF_PROG(wsr_aging, struct lruvec *lruvec, unsigned long max_seq,
-	     struct scan_control *sc, bool can_swap, bool force_scan, bool ret)
+SEC("fentry/shrink_node")
+int BPF_PROG(wsr_reclaim, struct pglist_data *pgdat, struct scan_control *sc)
 {
-	struct mem_cgroup *memcg = lruvec_memcg(lruvec);
-	__u32 node = BPF_CORE_READ(lruvec, pgdat, node_id), i;
-	struct scratch *s = get_scratch();
-	struct wsr_lruvec *lv;
+	struct mem_cgroup *target = BPF_CORE_READ(sc, target_mem_cgroup);
+	__u32 node = BPF_CORE_READ(pgdat, node_id);
 
-	if (!s || node >= WSR_MAX_NODES)
+	if (node >= WSR_MAX_NODES || !reporting_pass(sc))
 		return 0;
-	lv = &s->lv;
-	if (track_lruvec(memcg, lruvec, node, lv))
-		return 0;
-	if (!ret || !reclaim_aging(sc))
-		return 0;
-	for (i = 0; i <= WSR_MAX_DEPTH; i++) {
-		if (i > lv->level)
-			break;
-		report_subtree(lv->ancestors[i], node);
-	}
+	/* global reclaim reports the node level; memcg reclaim, its target */
+	report_subtree(target ? &target->css : root_memcg_css(), node);
 	return 0;
 }
 
@@ -466,8 +547,10 @@ static __noinline int bin_reaccess(__u64 root, __u32 node, struct scratch *s)
 		init_hist(&s->delta, cfg, true);
 		bpf_map_update_elem(&reaccess, &key, &s->delta, BPF_NOEXIST);
 		h = bpf_map_lookup_elem(&reaccess, &key);
-		if (!h)
+		if (!h) {
+			STAT_INC(maps_full);
 			return 0;
+		}
 	}
 	load_bounds(cfg, true, s);
 	init_hist(&s->delta, cfg, true);
@@ -490,6 +573,7 @@ int BPF_PROG(wsr_reaccess, struct lruvec *lruvec, struct lru_gen_mm_walk *walk)
 	__u32 node = BPF_CORE_READ(lruvec, pgdat, node_id);
 	__u32 nz = nr_zones(), size, gen, type, zone, i;
 	struct scratch *s = get_scratch();
+	struct cgroup_subsys_state *css;
 	int deltas[WSR_NR_GENS * 2 * 8];
 
 	if (!s || node >= WSR_MAX_NODES)
@@ -516,13 +600,14 @@ int BPF_PROG(wsr_reaccess, struct lruvec *lruvec, struct lru_gen_mm_walk *walk)
 			s->gens.pages[gen][type] = left;
 		}
 	}
-	if (track_lruvec(lruvec_memcg(lruvec), lruvec, node, &s->lv))
-		return 0;
-	for (i = 0; i <= WSR_MAX_DEPTH; i++) {
-		if (i > s->lv.level)
-			break;
-		bin_reaccess(s->lv.ancestors[i], node, s);
+	/* the memcg and each of its ancestors, up to the root */
+	css = &lruvec_memcg(lruvec)->css;
+	for (i = 0; i < WSR_MAX_ANCESTORS && css; i++) {
+		bin_reaccess(css_cgroup_id(css), node, s);
+		css = BPF_CORE_READ(css, parent);
 	}
+	if (css)
+		STAT_INC(ancestors_truncated);
 	return 0;
 }
 
@@ -572,7 +657,6 @@ static __noinline int walk_add(struct walk_acc *acc, struct mem_cgroup *memcg)
 		if (!mz)
 			continue;
 		lruvec = &mz->lruvec;
-		track_lruvec(memcg, lruvec, n, &s->lv);
 		add_lruvec(lruvec, bpf_map_lookup_elem(&config, &key), &acc->hist[n], s);
 	}
 	return 0;
@@ -630,6 +714,119 @@ int wsr_histogram(struct bpf_iter__cgroup *ctx)
 	return 0;
 }
 
+/* ---- what a refresh may age --------------------------------------------- */
+
+/* per iterator session: the cgroup id of the walk's root */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 64);
+	__type(key, __u64);
+	__type(value, __u64);
+} refresh_walks SEC(".maps");
+
+/*
+ * Is @memcg below its memory.min as seen from a reclaim of @root_id (the
+ * seed's mem_cgroup_below_min() after mem_cgroup_calculate_protection())?
+ * The root of the walk and the root memcg are never protected.  Its
+ * effective protection is taken as the smallest memory.min on the way up
+ * to the walk's root, which is what the kernel computes unless siblings
+ * claim more protection together than their parent has.
+ */
+static __noinline int memcg_protected(struct mem_cgroup *memcg, __u64 root_id)
+{
+	struct cgroup_subsys_state *css = &memcg->css, *parent;
+	__u64 usage = BPF_CORE_READ(memcg, memory.usage.counter), emin = ~0ULL, min;
+	__u32 i;
+
+	for (i = 0; i < WSR_MAX_ANCESTORS; i++) {
+		parent = BPF_CORE_READ(css, parent);
+		if (!parent || css_cgroup_id(css) == root_id)
+			break;
+		min = BPF_CORE_READ(css_memcg(css), memory.min);
+		if (min < emin)
+			emin = min;
+		css = parent;
+	}
+	return i && emin && usage <= emin;
+}
+
+/*
+ * Swap pages @memcg may still use, as mem_cgroup_get_nr_swap_pages() limits
+ * them on the way up (without the global count, which user space adds):
+ * with fewer than MIN_LRU_BATCH, MGLRU ages it without anon (can_swap 0).
+ */
+static __noinline __s64 memcg_swap_room(struct mem_cgroup *memcg)
+{
+	struct cgroup_subsys_state *css = &memcg->css, *parent;
+	__s64 room = 0x7fffffffffffffffLL, r;
+	__u32 i;
+
+	for (i = 0; i < WSR_MAX_ANCESTORS; i++) {
+		struct mem_cgroup *m = css_memcg(css);
+
+		parent = BPF_CORE_READ(css, parent);
+		if (!parent)
+			break;
+		r = (__s64)BPF_CORE_READ(m, swap.max) - BPF_CORE_READ(m, swap.usage.counter);
+		if (r < room)
+			room = r;
+		css = parent;
+	}
+	return room < 0 ? 0 : room;
+}
+
+/*
+ * For each lruvec of the subtree, the facts a refresh decides on, one line
+ * each: "<memcg id> <node> <max_seq> <ms since the youngest generation was
+ * born> <1 if below memory.min> <swap pages it may use>".  The reader
+ * writes "+ id node max_seq can_swap 0" to /sys/kernel/debug/lru_gen for
+ * those it ages: without force_scan the kernel refuses a lruvec that has
+ * MGLRU's four generations already (counted by can_swap's type).
+ */
+SEC("iter/cgroup")
+int wsr_refresh_list(struct bpf_iter__cgroup *ctx)
+{
+	struct cgroup *cgrp = ctx->cgroup;
+	__u64 session = ctx->meta->session_id, *root, now = bpf_jiffies64();
+	struct mem_cgroup *memcg;
+	__u32 n, id;
+	__s64 room;
+	int prot;
+
+	if (!cgrp) {
+		bpf_map_delete_elem(&refresh_walks, &session);
+		return 0;
+	}
+	if (ctx->meta->seq_num == 0) {
+		__u64 id0 = cgrp->kn->id;
+
+		bpf_map_update_elem(&refresh_walks, &session, &id0, BPF_ANY);
+	}
+	root = bpf_map_lookup_elem(&refresh_walks, &session);
+	memcg = cgroup_memcg(cgrp);
+	if (!root || !memcg)
+		return 0;
+	prot = memcg_protected(memcg, *root);
+	room = memcg_swap_room(memcg);
+	id = BPF_CORE_READ(memcg, id.id);
+	for (n = 0; n < WSR_MAX_NODES && n < nr_nodes; n++) {
+		struct mem_cgroup_per_node *mz = BPF_CORE_READ(memcg, nodeinfo[n]);
+		unsigned long births[WSR_NR_GENS];
+		__u64 max_seq, age;
+
+		if (!mz)
+			continue;
+		max_seq = BPF_CORE_READ(mz, lruvec.lrugen.max_seq);
+		if (bpf_core_read(births, sizeof(births), &mz->lruvec.lrugen.timestamps))
+			continue;
+		age = births[max_seq & (WSR_NR_GENS - 1)];
+		age = now > age ? (now - age) * 1000 / CONFIG_HZ : 0;
+		BPF_SEQ_PRINTF(ctx->meta->seq, "%u %u %llu %llu %d %lld\n", id, n, max_seq, age,
+			       prot, room);
+	}
+	return 0;
+}
+
 /* ---- virtio-balloon reports ----------------------------------------------- */
 
 /* the virtio_balloon driver's kfuncs; weak, so that the rest loads without it */
@@ -679,31 +876,32 @@ static __noinline int balloon_config(struct scratch *s)
 	return 0;
 }
 
-/* the whole guest's histogram on each node, in bytes, into s->bnodes */
-static __noinline int balloon_build(struct scratch *s)
+/*
+ * The whole guest's histogram on each node, in bytes, into s->bnodes.
+ * Returns WSR_REPORT_INCOMPLETE if the memcg walk ran out of steps.
+ */
+static __noinline __u32 balloon_build(struct scratch *s)
 {
-	struct sum_ctx ctx = { .root = WSR_ROOT_CGROUP, .cfg = &s->bbins, .s = s };
-	__u32 n, i;
+	__u32 n, i, flags;
 
-	s->data_age_j = 0;
+	flags = walk_subtree(root_memcg_css(), 0, nr_nodes, &s->bbins, s);
 	for (n = 0; n < WSR_MAX_NODES && n < nr_nodes; n++) {
 		struct wsr_balloon_node *bn = &s->bnodes[n];
+		struct wsr_hist *h = &s->nhist[n];
 
-		init_hist(&s->report.hist, &s->bbins, false);
-		ctx.node = n;
-		bpf_for_each_map_elem(&lruvecs, sum_subtree_cb, &ctx, 0);
 		bn->node_id = n;
 		bn->reserved = 0;
 		for (i = 0; i < WSR_BALLOON_MAX_BINS; i++) {
-			bn->anon_bytes[i] = s->report.hist.anon[i] << WSR_PAGE_SHIFT;
-			bn->file_bytes[i] = s->report.hist.file[i] << WSR_PAGE_SHIFT;
+			bn->anon_bytes[i] = h->anon[i] << WSR_PAGE_SHIFT;
+			bn->file_bytes[i] = h->file[i] << WSR_PAGE_SHIFT;
 		}
 	}
-	return 0;
+	return flags;
 }
 
 /* hand s->bnodes to the driver and remember what was sent; the driver's answer */
-static __noinline int balloon_send(struct scratch *s, struct wsr_balloon *b, __u32 cause)
+static __noinline int balloon_send(struct scratch *s, struct wsr_balloon *b, __u32 cause,
+			       __u32 flags)
 {
 	__u32 nr = nr_nodes > WSR_MAX_NODES ? WSR_MAX_NODES : nr_nodes, n;
 	__u64 age_ms = s->data_age_j * 1000 / CONFIG_HZ;
@@ -719,6 +917,7 @@ static __noinline int balloon_send(struct scratch *s, struct wsr_balloon *b, __u
 	b->time_ns = bpf_ktime_get_boot_ns();
 	b->err = err;
 	b->cause = cause;
+	b->flags = flags;
 	b->nr_nodes = nr;
 	b->data_age_ms = age_ms;
 	b->config = s->bcfg;
@@ -734,18 +933,21 @@ static __always_inline struct wsr_balloon *balloon_state(void)
 	return bpf_map_lookup_elem(&balloon, &zero);
 }
 
-/* on reclaim-time aging: a report if the device's report_ms has passed */
-SEC("fexit/try_to_inc_max_seq")
-int BPF_PROG(wsr_balloon_aging, struct lruvec *lruvec, unsigned long max_seq,
-	     struct scan_control *sc, bool can_swap, bool force_scan, bool ret)
+/*
+ * On a pass of global reclaim (the host, not a memcg limit, is short of
+ * memory): a report if the device's report_ms has passed.
+ */
+SEC("fentry/shrink_node")
+int BPF_PROG(wsr_balloon_reclaim, struct pglist_data *pgdat, struct scan_control *sc)
 {
 	struct scratch *s = get_scratch();
 	struct wsr_balloon *b = balloon_state();
 	__u64 now = bpf_ktime_get_boot_ns(), last;
+	__u32 flags;
 
-	if (!s || !b || !ret || !reclaim_aging(sc))
+	if (!s || !b || BPF_CORE_READ(sc, target_mem_cgroup) || !reporting_pass(sc))
 		return 0;
-	__sync_fetch_and_add(&b->reclaim_agings, 1);
+	__sync_fetch_and_add(&b->reclaim_passes, 1);
 	if (!wsr_balloon_ask_driver(b, now))
 		return 0;
 	__sync_fetch_and_add(&b->config_reads, 1);
@@ -761,11 +963,11 @@ int BPF_PROG(wsr_balloon_aging, struct lruvec *lruvec, unsigned long max_seq,
 	/* one report per report_ms, even when several CPUs reclaim at once */
 	if (__sync_val_compare_and_swap(&b->claim_ns, last, now) != last)
 		return 0;
-	balloon_build(s);
+	flags = balloon_build(s);
 	/* the bins changed under us: once more with the new ones */
-	if (balloon_send(s, b, WSR_CAUSE_RECLAIM) == -ESTALE && !balloon_config(s)) {
-		balloon_build(s);
-		balloon_send(s, b, WSR_CAUSE_RECLAIM);
+	if (balloon_send(s, b, WSR_CAUSE_RECLAIM, flags) == -ESTALE && !balloon_config(s)) {
+		flags = balloon_build(s);
+		balloon_send(s, b, WSR_CAUSE_RECLAIM, flags);
 	}
 	return 0;
 }
@@ -791,10 +993,8 @@ static int answer_step(__u32 i, struct answer_ctx *c)
 	err = balloon_config(s);
 	if (!err && s->bcfg.answered >= s->bcfg.requests)
 		err = -EALREADY;
-	if (!err) {
-		balloon_build(s);
-		err = balloon_send(s, c->b, WSR_CAUSE_REQUEST);
-	}
+	if (!err)
+		err = balloon_send(s, c->b, WSR_CAUSE_REQUEST, balloon_build(s));
 	c->err = err;
 	if (!err)
 		c->answered++;
@@ -871,7 +1071,6 @@ int BPF_PROG(wsr_offline, struct cgroup_subsys_state *css)
 
 	for (n = 0; n < WSR_MAX_NODES && n < nr_nodes; n++) {
 		key.node = n;
-		bpf_map_delete_elem(&lruvecs, &key);
 		bpf_map_delete_elem(&config, &key);
 		bpf_map_delete_elem(&reports, &key);
 		bpf_map_delete_elem(&live, &key);

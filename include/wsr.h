@@ -27,10 +27,17 @@
 #define WSR_MAX_MS		1000000000000ULL
 
 #define WSR_MAX_NODES		16	/* NUMA nodes a histogram covers */
-#define WSR_MAX_DEPTH		16	/* cgroup levels below the root */
-#define WSR_MAX_LRUVECS		16384	/* memcg x node pairs tracked */
-#define WSR_MAX_WATCHERS	8	/* concurrent "wsr watch" readers */
+#define WSR_MAX_KEYS		16384	/* memcg x node pairs configured */
+#define WSR_MAX_WATCHERS	8	/* concurrent "wsr watch" readers: one ring each */
 #define WSR_ROOT_CGROUP		1	/* cgroup id of the root: node level */
+/*
+ * A report walks its memcg subtree in BPF, one step per memcg visited or
+ * per level climbed back: enough for about 500,000 memcgs.  A walk that
+ * runs out of steps makes an incomplete report (WSR_REPORT_INCOMPLETE).
+ */
+#define WSR_MAX_WALK_STEPS	(1U << 20)
+/* reaccess counts go to this many ancestors of a memcg at most */
+#define WSR_MAX_ANCESTORS	64
 
 /* One histogram per (memcg, node); memcg is the cgroup v2 inode number. */
 struct wsr_key {
@@ -42,7 +49,11 @@ struct wsr_key {
 /*
  * Configuration of one (memcg, node).  nr_intervals == 0 means no bins
  * are set: the histogram is a single catch-all bin.  report_ms == 0
- * disables reports on reclaim; refresh_ms == 0 makes every read age first.
+ * disables reports on reclaim.  A read older than refresh_ms since the last
+ * report ages the lruvecs that have fewer than MGLRU's four generations,
+ * whose youngest generation is older than refresh_ms and whose memcg is not
+ * below memory.min (the seed's refresh_wss()); refresh_ms == 0 means reads
+ * never age, they only collect again.
  */
 struct wsr_config {
 	__u64 intervals_ms[WSR_MAX_INTERVALS];
@@ -69,13 +80,19 @@ enum wsr_report_cause {
 	WSR_CAUSE_REQUEST = 3,	/* the balloon device asked */
 };
 
-/* The last report of a (memcg, node) */
+/* a report's flags */
+#define WSR_REPORT_INCOMPLETE	1	/* its subtree walk ran out of steps */
+
+/*
+ * The last report of a (memcg, node).  In the "reports" map, made on
+ * reclaim only: its time_ns is the report clock of report_ms, which reads
+ * never move.  In "live", the last collection made for a reader.
+ */
 struct wsr_report {
 	__u64 seq;		/* reports made so far for this key */
 	__u64 time_ns;		/* bpf_ktime_get_boot_ns() when made */
-	__u64 jiffies;		/* jiffies when made (for report_ms) */
 	__u32 cause;		/* enum wsr_report_cause */
-	__u32 pad;
+	__u32 flags;		/* WSR_REPORT_* */
 	struct wsr_hist hist;
 };
 
@@ -88,12 +105,14 @@ struct wsr_event {
 	__u32 pad;
 };
 
-/* A memcg's lruvec on one node, as the BPF side has seen it */
-struct wsr_lruvec {
-	__u64 lruvec;			/* kernel address of struct lruvec */
-	__u64 ancestors[WSR_MAX_DEPTH + 1];	/* cgroup ids, root first */
-	__u32 level;			/* index of this memcg in ancestors */
-	__u32 pad;
+/*
+ * Pinned map "stats": limits reached, ever.  The daemon logs the first
+ * time each one moves; the reports they affect carry WSR_REPORT_INCOMPLETE.
+ */
+struct wsr_stats {
+	__u64 walks_truncated;		/* subtree walks that ran out of steps */
+	__u64 ancestors_truncated;	/* reaccess counts past WSR_MAX_ANCESTORS */
+	__u64 maps_full;		/* a report or reaccess entry not stored */
 };
 
 /*
@@ -128,14 +147,14 @@ struct wsr_balloon {
 	__u64 sent;		/* reports the driver queued */
 	__u64 refused;		/* reports it refused */
 	__u64 hook_answers;	/* requests answered by the request hook */
-	__u64 reclaim_agings;	/* reclaim-time agings seen */
+	__u64 reclaim_passes;	/* global reclaim passes seen (shrink_node) */
 	__u64 config_reads;	/* config kfunc calls they made (see the cache) */
 	__u64 time_ns;		/* bpf_ktime_get_boot_ns() of the last report */
 	__u64 data_age_ms;	/* how old its data was */
 	__s32 err;		/* the driver's answer to it: 0 or -errno */
 	__u32 cause;		/* enum wsr_report_cause */
 	__u32 nr_nodes;
-	__u32 pad;
+	__u32 flags;		/* WSR_REPORT_* */
 	/* the device's report_ms as last read, and when (boot ns) */
 	__u64 cache_report_ms;
 	__u64 cache_ns;

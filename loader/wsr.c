@@ -31,11 +31,15 @@
 #include <bpf/libbpf.h>
 #include "wsr.h"
 #include "parse.h"
+#include "pindir.h"
+#include "refresh.h"
 #include "wsr.skel.h"
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #define CGROUP_ROOT	"/sys/fs/cgroup"
 #define LRU_GEN_DEBUGFS	"/sys/kernel/debug/lru_gen"
+/* the daemon's --interval-ms goes to poll(), which takes an int of ms */
+#define WSR_MAX_DAEMON_INTERVAL_MS	3600000ULL
 
 static const char *pin_dir = "/sys/fs/bpf/wsr";
 static bool verbose;
@@ -79,6 +83,20 @@ static __u64 now_ns(void)
 	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
+/*
+ * bpffs is mode 1777 unless mounted with a mode: a pin directory someone
+ * else made or can write to could have our links unpinned or replaced.
+ */
+static int check_pin_dir(void)
+{
+	struct wsr_err err;
+
+	if (!wsr_check_pin_dir(pin_dir, &err))
+		return 0;
+	err_msg("%s", err.msg);
+	return -1;
+}
+
 static void pin_path(char *buf, size_t len, const char *name)
 {
 	snprintf(buf, len, "%s/%s", pin_dir, name);
@@ -98,6 +116,8 @@ static int open_pin(const char *name)
 
 static int open_pins(struct pins *p)
 {
+	if (check_pin_dir())
+		return -1;
 	p->config = open_pin("config");
 	p->reports = open_pin("reports");
 	p->live = open_pin("live");
@@ -109,23 +129,51 @@ static int open_pins(struct pins *p)
 	return 0;
 }
 
-/* number of possible NUMA nodes: the last id in .../node/possible, plus 1 */
-static __u32 possible_nodes(void)
+/*
+ * A node list of sysfs (possible, has_memory) as a mask; a machine without
+ * the files has node 0.  Nodes beyond WSR_MAX_NODES are refused (main()
+ * checks once, so the rest can trust these).
+ */
+static int node_list(const char *name, __u64 *mask)
 {
-	char buf[64] = "";
-	const char *last;
-	FILE *f = fopen("/sys/devices/system/node/possible", "r");
-	__u32 n;
+	char path[128], buf[512] = "";
+	struct wsr_err err;
+	FILE *f;
 
+	snprintf(path, sizeof(path), "/sys/devices/system/node/%s", name);
+	f = fopen(path, "r");
+	*mask = 1;
 	if (!f)
-		return 1;
+		return 0;
 	if (!fgets(buf, sizeof(buf), f))
 		buf[0] = 0;
 	fclose(f);
-	last = strrchr(buf, '-');
-	last = last ? last + 1 : strrchr(buf, ',') ? strrchr(buf, ',') + 1 : buf;
-	n = strtoul(last, NULL, 10) + 1;
-	return n > WSR_MAX_NODES ? WSR_MAX_NODES : n;
+	if (wsr_parse_node_list(buf, mask, &err)) {
+		err_msg("%s: %s", path, err.msg);
+		return -1;
+	}
+	return 0;
+}
+
+/* number of possible NUMA nodes: the highest id, plus 1 */
+static __u32 possible_nodes(void)
+{
+	__u64 mask;
+	__u32 n = 0;
+
+	if (node_list("possible", &mask))
+		return 1;
+	while (n < WSR_MAX_NODES && mask >> n)
+		n++;
+	return n ? n : 1;
+}
+
+/* the nodes with memory: those a histogram covers (the seed's N_MEMORY) */
+static __u64 memory_nodes(void)
+{
+	__u64 mask;
+
+	return node_list("has_memory", &mask) ? 1 : mask;
 }
 
 /* ---- memcgs by cgroup v2 path --------------------------------------------- */
@@ -163,95 +211,6 @@ static int resolve_memcg(const char *path, struct memcg *m)
 	}
 	m->id = st.st_ino;
 	return 0;
-}
-
-/* ---- MGLRU aging through debugfs -------------------------------------------- */
-
-/* parser state for /sys/kernel/debug/lru_gen */
-struct lru_gen_scan {
-	const struct memcg *m;
-	__u64 nodes;		/* bitmask of the nodes to age */
-	unsigned long id;	/* current memcg (mem_cgroup_id) */
-	bool in_subtree;
-	int node;		/* current node, -1 before the first */
-	unsigned long long max_seq;
-	bool have_seq;
-	int fd;			/* lru_gen opened for writing */
-	int err;
-};
-
-/* age the lruvec whose generations were just read, if it is one of ours */
-static void lru_gen_scan_flush(struct lru_gen_scan *s)
-{
-	char cmd[64];
-	int n;
-
-	if (s->in_subtree && s->have_seq && s->node >= 0 && s->node < 64 &&
-	    (s->nodes >> s->node & 1)) {
-		/* "+ memcg node max_seq can_swap force_scan" */
-		n = snprintf(cmd, sizeof(cmd), "+ %lu %d %llu 1 1\n", s->id, s->node,
-			     s->max_seq);
-		/* a memcg removed, or aged by someone else, in between is fine */
-		if (write(s->fd, cmd, n) < 0 && errno != ENOENT && errno != EINVAL &&
-		    !s->err) {
-			err_msg("aging failed: %.*s: %s", n - 1, cmd, strerror(errno));
-			s->err = -1;
-		}
-	}
-	s->have_seq = false;
-}
-
-static bool in_subtree(const char *path, const char *root)
-{
-	size_t n = strlen(root);
-
-	return !strcmp(root, "/") ||
-	       (!strncmp(path, root, n) && (path[n] == 0 || path[n] == '/'));
-}
-
-/*
- * Age the lruvecs of @m's subtree on the nodes in @nodes (a bitmask), as
- * the seed's wss_refresh() does before a report, through MGLRU's debugfs
- * interface: each lruvec's max_seq is read from the file, then aged.
- */
-static int age_subtree(const struct memcg *m, __u64 nodes)
-{
-	struct lru_gen_scan s = { .m = m, .nodes = nodes, .node = -1 };
-	char line[PATH_MAX + 64], path[PATH_MAX];
-	unsigned long long seq;
-	FILE *f;
-
-	f = fopen(LRU_GEN_DEBUGFS, "r");
-	s.fd = open(LRU_GEN_DEBUGFS, O_WRONLY);
-	if (!f || s.fd < 0) {
-		err_msg("cannot open %s: %s (needs debugfs and CONFIG_LRU_GEN)",
-			LRU_GEN_DEBUGFS, strerror(errno));
-		if (f)
-			fclose(f);
-		return -1;
-	}
-	while (fgets(line, sizeof(line), f)) {
-		unsigned long id;
-		int node;
-
-		/* a memcg or node line ends the previous node's generations */
-		if (sscanf(line, "memcg %lu %4095s", &id, path) == 2) {
-			lru_gen_scan_flush(&s);
-			s.id = id;
-			s.node = -1;
-			s.in_subtree = in_subtree(path, m->rel);
-		} else if (sscanf(line, " node %d", &node) == 1) {
-			lru_gen_scan_flush(&s);
-			s.node = node;
-		} else if (sscanf(line, " %llu", &seq) == 1) {
-			s.max_seq = seq;	/* the last one listed is max_seq */
-			s.have_seq = true;
-		}
-	}
-	lru_gen_scan_flush(&s);
-	fclose(f);
-	close(s.fd);
-	return s.err;
 }
 
 /* ---- histograms ---------------------------------------------------------------- */
@@ -299,6 +258,90 @@ out:
 	return err;
 }
 
+/*
+ * Age lruvecs of @m's subtree, deciding from what the pinned iterator
+ * prog_refresh reports of each: on node n, those wsr_refresh_due() picks
+ * for refresh_ms[n] (0: none), through MGLRU's debugfs interface.  Work
+ * grows with the subtree, not with the machine.  @force: age every lruvec
+ * whose youngest generation is older than refresh_ms[n], merging the two
+ * oldest generations of a full one (the balloon's answers, see README).
+ */
+/* vm.swappiness and the free swap pages: what get_swappiness() looks at */
+static void swap_state(int *swappiness, unsigned long long *free_pages)
+{
+	char line[128];
+	FILE *f = fopen("/proc/sys/vm/swappiness", "r");
+	unsigned long long kb;
+
+	*swappiness = 60;
+	*free_pages = 0;
+	if (f) {
+		if (fscanf(f, "%d", swappiness) != 1)
+			*swappiness = 60;
+		fclose(f);
+	}
+	f = fopen("/proc/meminfo", "r");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "SwapFree: %llu kB", &kb) == 1)
+			*free_pages = kb / (sysconf(_SC_PAGESIZE) / 1024);
+	fclose(f);
+}
+
+static int refresh_subtree(const struct memcg *m, const __u64 *refresh_ms, bool force)
+{
+	struct wsr_refresh_lruvec lv;
+	char *list = NULL, *line, *save = NULL, cmd[96];
+	unsigned long long swap_free;
+	size_t len = 0;
+	int fd = -1, err = -1, n, swappiness;
+	FILE *f = open_memstream(&list, &len);
+
+	if (!f)
+		return -1;
+	if (run_iter("prog_refresh", m, true, f)) {
+		fclose(f);
+		goto out;
+	}
+	fclose(f);
+	fd = open(LRU_GEN_DEBUGFS, O_WRONLY);
+	if (fd < 0) {
+		err_msg("cannot open %s: %s (needs debugfs and CONFIG_LRU_GEN)",
+			LRU_GEN_DEBUGFS, strerror(errno));
+		goto out;
+	}
+	swap_state(&swappiness, &swap_free);
+	err = 0;
+	for (line = strtok_r(list, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		if (wsr_refresh_parse(line, &lv)) {
+			err_msg("prog_refresh printed \"%s\"", line);
+			err = -1;
+			break;
+		}
+		if (force ? !refresh_ms[lv.node] || lv.age_ms < refresh_ms[lv.node]
+			  : !wsr_refresh_due(&lv, refresh_ms))
+			continue;
+		n = wsr_refresh_cmd(&lv, wsr_refresh_can_swap(&lv, swappiness, swap_free), force,
+				    cmd, sizeof(cmd));
+		/*
+		 * gone (EINVAL), aged by someone else in between (max_seq moved:
+		 * no error), or four generations without force (ERANGE): fine
+		 */
+		if (write(fd, cmd, n) < 0 && errno != EINVAL && errno != ERANGE &&
+		    errno != ENOENT) {
+			err_msg("aging failed: %.*s: %s", n - 1, cmd, strerror(errno));
+			err = -1;
+			break;
+		}
+	}
+out:
+	if (fd >= 0)
+		close(fd);
+	free(list);
+	return err;
+}
+
 static void get_config(const struct pins *p, __u64 id, __u32 node, struct wsr_config *cfg)
 {
 	struct wsr_key key = { .cgroup_id = id, .node = node };
@@ -307,46 +350,64 @@ static void get_config(const struct pins *p, __u64 id, __u32 node, struct wsr_co
 		memset(cfg, 0, sizeof(*cfg));
 }
 
-/* the report a reader gets: refreshed (aged first) when older than refresh_ms */
-static int read_reports(const struct pins *p, const struct memcg *m, __u32 nr_nodes,
+/* does @h have the bins of @cfg: their number and every bound? */
+static bool same_bins(const struct wsr_hist *h, const struct wsr_config *cfg)
+{
+	__u32 i;
+
+	if (h->nr_bins != cfg->nr_intervals + 1)
+		return false;
+	for (i = 0; i < cfg->nr_intervals && i < WSR_MAX_INTERVALS; i++)
+		if (h->bound_ms[i] != cfg->intervals_ms[i])
+			return false;
+	return true;
+}
+
+/*
+ * What a reader gets on each node of @nodes, as the seed's histogram read:
+ * the last report if it is younger than refresh_ms and has the configured
+ * bins; else a refresh: the lruvecs that are due are aged (never with
+ * refresh_ms 0, never with !@refresh) and the subtree is collected again.
+ * Reads leave the reports, and so the report clock, alone.
+ */
+static int read_reports(const struct pins *p, const struct memcg *m, __u64 nodes,
 			bool refresh, struct wsr_report *reps)
 {
-	__u64 stale = 0, now = now_ns();
+	__u64 stale = 0, age = 0, now = now_ns(), refresh_ms[WSR_MAX_NODES] = {};
 	struct wsr_config cfg;
 	__u32 n;
 
-	for (n = 0; n < nr_nodes; n++) {
+	for (n = 0; n < WSR_MAX_NODES; n++) {
 		struct wsr_key key = { .cgroup_id = m->id, .node = n };
 
+		if (!(nodes >> n & 1))
+			continue;
 		get_config(p, m->id, n, &cfg);
 		if (bpf_map_lookup_elem(p->reports, &key, &reps[n]))
 			memset(&reps[n], 0, sizeof(reps[n]));
-		/* a report made with other bins is stale too */
-		if (!reps[n].time_ns || now - reps[n].time_ns >= cfg.refresh_ms * 1000000ULL ||
-		    reps[n].hist.nr_bins != cfg.nr_intervals + 1)
+		if (!refresh || !reps[n].time_ns ||
+		    now - reps[n].time_ns >= cfg.refresh_ms * 1000000ULL ||
+		    !same_bins(&reps[n].hist, &cfg))
 			stale |= 1ULL << n;
+		if (refresh && (stale >> n & 1) && cfg.refresh_ms) {
+			refresh_ms[n] = cfg.refresh_ms;
+			age = 1;
+		}
 	}
-	if (!refresh)
-		stale = 0;
-	if (stale && age_subtree(m, stale))
+	if (age && refresh_subtree(m, refresh_ms, false))
 		return -1;
+	if (!stale)
+		return 0;
 	/* walk @m's subtree with the histogram iterator: fills "live" */
 	if (run_iter("prog_histogram", m, true, NULL))
 		return -1;
-	for (n = 0; n < nr_nodes; n++) {
+	for (n = 0; n < WSR_MAX_NODES; n++) {
 		struct wsr_key key = { .cgroup_id = m->id, .node = n };
-		struct wsr_report live;
 
-		if (refresh && !(stale >> n & 1))
+		if (!(stale >> n & 1))
 			continue;
-		if (bpf_map_lookup_elem(p->live, &key, &live))
+		if (bpf_map_lookup_elem(p->live, &key, &reps[n]))
 			return -1;
-		live.seq = reps[n].seq + 1;
-		live.cause = WSR_CAUSE_READ;
-		reps[n] = live;
-		/* only a refreshed histogram is a report in the seed's sense */
-		if (refresh)
-			bpf_map_update_elem(p->reports, &key, &live, BPF_ANY);
 	}
 	return 0;
 }
@@ -362,25 +423,28 @@ static void print_report_json(FILE *f, const struct memcg *m, __u32 node,
 {
 	fputs("{\"memcg\":", f);
 	wsr_print_json_string(f, m->rel);
-	fprintf(f, ",\"seq\":%llu,\"time_ns\":%llu,\"cause\":\"%s\",\"histogram\":",
-		(unsigned long long)r->seq, (unsigned long long)r->time_ns,
-		cause_name(r->cause));
+	fprintf(f, ",\"seq\":%llu,\"time_ns\":%llu,\"cause\":\"%s\",\"incomplete\":%s,"
+		"\"histogram\":", (unsigned long long)r->seq, (unsigned long long)r->time_ns,
+		cause_name(r->cause), r->flags & WSR_REPORT_INCOMPLETE ? "true" : "false");
 	wsr_print_hist_json(f, node, &r->hist);
 	fputc('}', f);
 }
 
 /* memcg format ("N0" then bins, per node) or node format (one node, bins) */
 static void print_hists(const struct memcg *m, const struct wsr_report *reps,
-			__u32 nr_nodes, int only_node, bool json)
+			__u64 nodes, int only_node, bool json)
 {
 	bool first = true;
 	__u32 n;
 
 	if (json)
 		fputc('[', stdout);
-	for (n = 0; n < nr_nodes; n++) {
-		if (only_node >= 0 && (int)n != only_node)
+	for (n = 0; n < WSR_MAX_NODES; n++) {
+		if (!(nodes >> n & 1) || (only_node >= 0 && (int)n != only_node))
 			continue;
+		if (reps[n].flags & WSR_REPORT_INCOMPLETE)
+			err_msg("warning: the N%u histogram is incomplete: its memcg walk "
+				"ran out of steps (wsr.h: WSR_MAX_WALK_STEPS)", n);
 		if (json) {
 			fputs(first ? "" : ",", stdout);
 			print_report_json(stdout, m, n, &reps[n]);
@@ -403,9 +467,10 @@ struct cli {
 	bool json, no_refresh;
 	long count;
 	__u64 interval_ms;
+	__u64 walk_steps;
 };
 
-enum { OPT_NO_REFRESH = 256, OPT_INTERVAL };
+enum { OPT_NO_REFRESH = 256, OPT_INTERVAL, OPT_WALK_STEPS };
 
 static const struct option cli_options[] = {
 	{ "memcg", required_argument, NULL, 'm' },
@@ -414,6 +479,7 @@ static const struct option cli_options[] = {
 	{ "count", required_argument, NULL, 'c' },
 	{ "no-refresh", no_argument, NULL, OPT_NO_REFRESH },
 	{ "interval-ms", required_argument, NULL, OPT_INTERVAL },
+	{ "max-walk-steps", required_argument, NULL, OPT_WALK_STEPS },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{ 0 },
@@ -428,18 +494,26 @@ static void usage(FILE *f)
 "NUMA node and per memory cgroup, computed by BPF from MGLRU generations.\n"
 "\n"
 "commands:\n"
-"  daemon                 load the BPF programs (or adopt pinned ones) and\n"
-"                         keep the memcg list fresh; runs in the foreground,\n"
-"                         logs to stderr, stops on SIGTERM; programs stay\n"
-"                         attached after it exits\n"
-"  show                   print the working-set histogram; ages first when\n"
-"                         the last report is older than refresh_ms\n"
+"  daemon                 load the BPF programs (or adopt pinned ones),\n"
+"                         answer the balloon device's requests, attach to\n"
+"                         virtio_balloon when it is loaded; runs in the\n"
+"                         foreground, logs to stderr, stops on SIGTERM;\n"
+"                         programs stay attached after it exits\n"
+"  show                   print the working-set histogram of each node with\n"
+"                         memory: the last report if younger than\n"
+"                         refresh_ms, else collected again, after aging the\n"
+"                         lruvecs with fewer than 4 generations whose\n"
+"                         youngest is older than refresh_ms and whose memcg\n"
+"                         is not below memory.min (refresh_ms 0: no aging)\n"
 "  set KNOB VALUE         set a knob: intervals_ms, report_ms, refresh_ms,\n"
 "                         reaccess_intervals_ms; VALUE is N<node>=<v> as in\n"
 "                         the seed's memory.wss.* files, or <v> for --node or\n"
-"                         for every node\n"
+"                         for every node; times are ms, 0 to 1000000000000\n"
 "  get KNOB               print a knob (N0=<v> N1=<v> ..., or <v> with --node)\n"
-"  watch                  wait for reports made on reclaim and print each\n"
+"  watch                  wait for reports made on reclaim and print each:\n"
+"                         global reclaim reports the node level (--memcg /),\n"
+"                         reclaim within a memcg's limit that memcg; at most\n"
+"                         one per report_ms; 8 watchers at a time\n"
 "  reaccess               print the reaccess histogram\n"
 "  unload                 detach the programs and remove the pins\n"
 "  balloon [show]         the virtio-balloon device's working-set config\n"
@@ -455,7 +529,12 @@ static void usage(FILE *f)
 "  -j, --json             JSON output\n"
 "      --no-refresh       show: never age, print the live histogram\n"
 "  -c, --count N          watch: stop after N reports\n"
-"      --interval-ms MS   daemon: how often to look for new memcgs (1000)\n"
+"      --interval-ms MS   daemon: how often to look at the balloon device\n"
+"                         when it sends nothing (1000; 1 to 3600000)\n"
+"      --max-walk-steps N daemon, when it loads the programs: steps a report's\n"
+"                         memcg walk may take (one per memcg or level; 1 to\n"
+"                         1048576, the default); a walk cut short makes an\n"
+"                         incomplete report (\"incomplete\":true, a warning)\n"
 "  -v, --verbose          libbpf debug output\n"
 "      --pin-dir DIR      bpffs folder of the pins (default /sys/fs/bpf/wsr)\n"
 "\n"
@@ -481,6 +560,7 @@ static int parse_cli(int argc, char **argv, struct cli *c)
 	c->node = -1;
 	c->count = -1;
 	c->interval_ms = 1000;
+	c->walk_steps = WSR_MAX_WALK_STEPS;
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "m:n:jc:vh", cli_options, NULL)) != -1) {
 		switch (opt) {
@@ -490,9 +570,9 @@ static int parse_cli(int argc, char **argv, struct cli *c)
 		case 'n':
 			if (wsr_parse_u64(optarg, &v, "--node", &err))
 				goto bad;
-			if (v >= possible_nodes()) {
-				err_msg("--node %s: node does not exist (nodes 0-%u)", optarg,
-					possible_nodes() - 1);
+			if (v >= WSR_MAX_NODES || !(memory_nodes() >> v & 1)) {
+				err_msg("--node %s: no such node with memory "
+					"(/sys/devices/system/node/has_memory)", optarg);
 				return -1;
 			}
 			c->node = (int)v;
@@ -509,10 +589,20 @@ static int parse_cli(int argc, char **argv, struct cli *c)
 			c->no_refresh = true;
 			break;
 		case OPT_INTERVAL:
-			if (wsr_parse_u64(optarg, &c->interval_ms, "--interval-ms", &err))
+			/* poll() takes an int of ms */
+			if (wsr_parse_ms(optarg, &c->interval_ms, WSR_MAX_DAEMON_INTERVAL_MS,
+					 "--interval-ms", &err))
 				goto bad;
 			if (!c->interval_ms) {
 				err_msg("--interval-ms must be at least 1");
+				return -1;
+			}
+			break;
+		case OPT_WALK_STEPS:
+			if (wsr_parse_u64(optarg, &c->walk_steps, "--max-walk-steps", &err))
+				goto bad;
+			if (!c->walk_steps || c->walk_steps > WSR_MAX_WALK_STEPS) {
+				err_msg("--max-walk-steps must be 1 to %u", WSR_MAX_WALK_STEPS);
 				return -1;
 			}
 			break;
@@ -552,15 +642,17 @@ static int parse_options_only(int argc, char **argv, struct cli *c)
 /* ---- commands -------------------------------------------------------------------- */
 
 /* reaccess histograms; bins of the configuration while nothing is counted */
-static void read_reaccess(const struct pins *p, const struct memcg *m, __u32 nr_nodes,
+static void read_reaccess(const struct pins *p, const struct memcg *m, __u64 nodes,
 			  struct wsr_report *reps)
 {
 	struct wsr_config cfg;
 	__u32 n, i;
 
-	for (n = 0; n < nr_nodes; n++) {
+	for (n = 0; n < WSR_MAX_NODES; n++) {
 		struct wsr_key key = { .cgroup_id = m->id, .node = n };
 
+		if (!(nodes >> n & 1))
+			continue;
 		if (!bpf_map_lookup_elem(p->reaccess, &key, &reps[n].hist))
 			continue;
 		get_config(p, m->id, n, &cfg);
@@ -574,7 +666,7 @@ static void read_reaccess(const struct pins *p, const struct memcg *m, __u32 nr_
 static int cmd_show(int argc, char **argv, bool reaccess)
 {
 	struct wsr_report reps[WSR_MAX_NODES] = {};
-	__u32 nr_nodes = possible_nodes();
+	__u64 nodes = memory_nodes();
 	struct memcg m;
 	struct pins p;
 	struct cli c = {};
@@ -585,10 +677,10 @@ static int cmd_show(int argc, char **argv, bool reaccess)
 	if (resolve_memcg(c.memcg, &m) || open_pins(&p))
 		return 1;
 	if (reaccess)
-		read_reaccess(&p, &m, nr_nodes, reps);
-	else if (read_reports(&p, &m, nr_nodes, !c.no_refresh, reps))
+		read_reaccess(&p, &m, nodes, reps);
+	else if (read_reports(&p, &m, nodes, !c.no_refresh, reps))
 		return 1;
-	print_hists(&m, reps, nr_nodes, c.node, c.json);
+	print_hists(&m, reps, nodes, c.node, c.json);
 	return 0;
 }
 
@@ -596,6 +688,7 @@ static int cmd_set(int argc, char **argv)
 {
 	struct wsr_config cfgs[WSR_MAX_NODES];
 	__u32 nr_nodes = possible_nodes(), n;
+	__u64 nodes = memory_nodes();
 	const char *value;
 	struct wsr_err err;
 	struct memcg m;
@@ -625,10 +718,16 @@ static int cmd_set(int argc, char **argv)
 	}
 	if (node < 0)
 		node = c.node;
+	if (node >= 0 && !(nodes >> node & 1)) {
+		err_msg("node %d has no memory (/sys/devices/system/node/has_memory)", node);
+		return 2;
+	}
 	if (resolve_memcg(c.memcg, &m) || open_pins(&p))
 		return 1;
 	/* validate for every node first: bad input changes nothing */
 	for (n = 0; n < nr_nodes; n++) {
+		if (!(nodes >> n & 1))
+			continue;
 		get_config(&p, m.id, n, &cfgs[n]);
 		if ((node < 0 || (int)n == node) &&
 		    wsr_config_set(&cfgs[n], knob, value, &err)) {
@@ -639,7 +738,7 @@ static int cmd_set(int argc, char **argv)
 	for (n = 0; n < nr_nodes; n++) {
 		struct wsr_key key = { .cgroup_id = m.id, .node = n };
 
-		if (node >= 0 && (int)n != node)
+		if (!(nodes >> n & 1) || (node >= 0 && (int)n != node))
 			continue;
 		if (bpf_map_update_elem(p.config, &key, &cfgs[n], BPF_ANY)) {
 			err_msg("cannot store the configuration: %s", strerror(errno));
@@ -654,12 +753,14 @@ static int cmd_set(int argc, char **argv)
 
 static int cmd_get(int argc, char **argv)
 {
-	__u32 nr_nodes = possible_nodes(), n;
+	__u64 nodes = memory_nodes();
 	struct wsr_config cfg;
+	bool first = true;
 	struct memcg m;
 	struct pins p;
 	struct cli c = {};
 	int i = parse_cli(argc, argv, &c), knob;
+	__u32 n;
 
 	if (i < 0)
 		return 2;
@@ -672,17 +773,18 @@ static int cmd_get(int argc, char **argv)
 		return 1;
 	if (c.json)
 		fputc('{', stdout);
-	for (n = 0; n < nr_nodes; n++) {
-		if (c.node >= 0 && (int)n != c.node)
+	for (n = 0; n < WSR_MAX_NODES; n++) {
+		if (!(nodes >> n & 1) || (c.node >= 0 && (int)n != c.node))
 			continue;
 		get_config(&p, m.id, n, &cfg);
 		if (c.json)
-			printf("%s\"%u\":\"", c.node >= 0 || !n ? "" : ",", n);
+			printf("%s\"%u\":\"", first ? "" : ",", n);
 		else if (c.node < 0)
-			printf("%sN%u=", n ? " " : "", n);
+			printf("%sN%u=", first ? "" : " ", n);
 		wsr_print_knob(stdout, &cfg, knob);
 		if (c.json)
 			fputc('"', stdout);
+		first = false;
 	}
 	puts(c.json ? "}" : "");
 	return 0;
@@ -786,16 +888,16 @@ out:
 
 /* ---- daemon ----------------------------------------------------------------------- */
 
-static const char *const link_pins[] = { "link_aging", "link_reaccess", "link_offline",
-					 "histogram", "prog_histogram" };
+static const char *const link_pins[] = { "link_reclaim", "link_reaccess", "link_offline",
+					 "histogram", "prog_histogram", "prog_refresh" };
 /* the balloon programs' pins: they keep the virtio_balloon module loaded */
-static const char *const balloon_pins[] = { "link_balloon_aging", "prog_balloon_request",
+static const char *const balloon_pins[] = { "link_balloon_reclaim", "prog_balloon_request",
 					    "link_balloon_request_hook" };
 
 /* is every function we attach to in the kernel's BTF (not inlined away)? */
 static int check_attach_targets(struct wsr_bpf *skel)
 {
-	static const char *const required[] = { "try_to_inc_max_seq", "mem_cgroup_css_offline" };
+	static const char *const required[] = { "shrink_node", "mem_cgroup_css_offline" };
 	struct btf *btf = btf__load_vmlinux_btf();
 	unsigned int i;
 	int err = 0;
@@ -856,7 +958,7 @@ static int pin_link(struct bpf_link *link, const char *name)
  * balloon programs or the others to load: the balloon programs call the
  * virtio_balloon module's kfuncs, so they load apart, when it is there.
  */
-static struct wsr_bpf *open_skel(bool balloon)
+static struct wsr_bpf *open_skel(bool balloon, __u32 walk_steps)
 {
 	struct bpf_program *prog;
 	struct bpf_map *map;
@@ -869,8 +971,9 @@ static struct wsr_bpf *open_skel(bool balloon)
 		return NULL;
 	}
 	skel->rodata->nr_nodes = possible_nodes();
+	skel->rodata->walk_steps = walk_steps;
 	bpf_object__for_each_program(prog, skel->obj) {
-		bool is_balloon = prog == skel->progs.wsr_balloon_aging ||
+		bool is_balloon = prog == skel->progs.wsr_balloon_reclaim ||
 				  prog == skel->progs.wsr_balloon_request ||
 				  prog == skel->progs.wsr_balloon_request_hook;
 
@@ -887,7 +990,7 @@ static struct wsr_bpf *open_skel(bool balloon)
 	return skel;
 }
 
-static int load_and_pin(void)
+static int load_and_pin(__u32 walk_steps)
 {
 	LIBBPF_OPTS(bpf_iter_attach_opts, iopts);
 	union bpf_iter_link_info linfo = {};
@@ -895,7 +998,7 @@ static int load_and_pin(void)
 	char path[PATH_MAX];
 	int err = -1, cg = -1;
 
-	skel = open_skel(false);
+	skel = open_skel(false, walk_steps);
 	if (!skel)
 		return -1;
 	if (check_attach_targets(skel))
@@ -910,10 +1013,13 @@ static int load_and_pin(void)
 	iopts.link_info = &linfo;
 	iopts.link_info_len = sizeof(linfo);
 	pin_path(path, sizeof(path), "prog_histogram");
-	if (pin_link(bpf_program__attach(skel->progs.wsr_aging), "link_aging") ||
+	if (pin_link(bpf_program__attach(skel->progs.wsr_reclaim), "link_reclaim") ||
 	    pin_link(bpf_program__attach(skel->progs.wsr_offline), "link_offline") ||
 	    pin_link(bpf_program__attach_iter(skel->progs.wsr_histogram, &iopts), "histogram") ||
 	    bpf_program__pin(skel->progs.wsr_histogram, path))
+		goto out;
+	pin_path(path, sizeof(path), "prog_refresh");
+	if (bpf_program__pin(skel->progs.wsr_refresh_list, path))
 		goto out;
 	if (bpf_program__autoload(skel->progs.wsr_reaccess) &&
 	    pin_link(bpf_program__attach(skel->progs.wsr_reaccess), "link_reaccess"))
@@ -975,7 +1081,7 @@ static int balloon_attach(void)
 		err_msg("the virtio_balloon driver is not loaded or has no working-set kfuncs");
 		return -1;
 	}
-	skel = open_skel(true);
+	skel = open_skel(true, WSR_MAX_WALK_STEPS);
 	if (!skel)
 		return -1;
 	if (wsr_bpf__load(skel)) {
@@ -984,7 +1090,7 @@ static int balloon_attach(void)
 	}
 	pin_path(path, sizeof(path), balloon_pins[1]);
 	if (bpf_program__pin(skel->progs.wsr_balloon_request, path) ||
-	    pin_link(bpf_program__attach(skel->progs.wsr_balloon_aging), balloon_pins[0]) ||
+	    pin_link(bpf_program__attach(skel->progs.wsr_balloon_reclaim), balloon_pins[0]) ||
 	    pin_link(bpf_program__attach(skel->progs.wsr_balloon_request_hook), balloon_pins[2]))
 		goto out;
 	err = 0;
@@ -1089,15 +1195,15 @@ static int balloon_claim(__u64 request, __u64 until_ns)
 /*
  * Answer the device's unanswered requests: claim them, so that the
  * request hook leaves them to us for WSR_BALLOON_CLAIM_MS, age every
- * lruvec unless the last such aging is younger than the device's
- * refresh_ms, then run the request iterator, which answers each request
- * once through the driver.
+ * lruvec whose youngest generation is older than the device's refresh_ms
+ * (with force_scan: the answer's data is at most refresh_ms old), then run
+ * the request iterator, which answers each request once through the driver.
  */
-static int balloon_answer(const char *dir, __u64 requests, __u64 *aged_ns)
+static int balloon_answer(const char *dir, __u64 requests)
 {
+	__u64 refresh_ms[WSR_MAX_NODES], ms = read_u64(dir, "refresh_ms");
+	unsigned int answered = 0, n;
 	struct memcg root;
-	__u64 refresh_ms = read_u64(dir, "refresh_ms"), now = now_ns();
-	unsigned int answered = 0;
 	char out[64] = "";
 	int err, derr = 0;
 	FILE *f;
@@ -1106,11 +1212,10 @@ static int balloon_answer(const char *dir, __u64 requests, __u64 *aged_ns)
 		err_msg("warning: cannot claim the balloon device's request: %s", strerror(errno));
 	if (resolve_memcg("/", &root))
 		return -1;
-	if (!*aged_ns || now - *aged_ns >= refresh_ms * 1000000ULL) {
-		if (age_subtree(&root, ~0ULL))
-			return -1;
-		*aged_ns = now;
-	}
+	for (n = 0; n < WSR_MAX_NODES; n++)
+		refresh_ms[n] = ms;
+	if (ms && refresh_subtree(&root, refresh_ms, true))
+		return -1;
 	f = fmemopen(out, sizeof(out) - 1, "w");
 	if (!f)
 		return -1;
@@ -1132,7 +1237,6 @@ struct balloon_watch {
 	char dir[256];
 	int fd[2];		/* requests, configs: poll()able */
 	__u64 seen[2];		/* their values when last looked at */
-	__u64 aged_ns;		/* when the daemon last aged every lruvec */
 };
 
 static const char *const watched[2] = { "requests", "configs" };
@@ -1214,7 +1318,7 @@ static void balloon_serve(struct balloon_watch *w, int timeout_ms)
 	if (v[1] != w->seen[1])
 		log_balloon_config(w->dir);
 	/* also those made before we came, or left when an answer failed */
-	if (v[0] > read_u64(w->dir, "answered") && balloon_answer(w->dir, v[0], &w->aged_ns))
+	if (v[0] > read_u64(w->dir, "answered") && balloon_answer(w->dir, v[0]))
 		err_msg("warning: could not answer the balloon device's request; "
 			"the request hook answers it");
 	w->seen[0] = v[0];
@@ -1228,24 +1332,40 @@ static bool loaded(void)
 {
 	char path[PATH_MAX];
 
-	pin_path(path, sizeof(path), "link_aging");
+	pin_path(path, sizeof(path), "link_reclaim");
 	return access(path, F_OK) == 0;
 }
 
-/* read the pinned root walk: tracks every memcg's lruvecs */
-static int discover(void)
+/* say once, for each limit, that one was reached (see struct wsr_stats) */
+static void check_limits(struct wsr_stats *logged)
 {
-	char path[PATH_MAX], buf[4096];
-	int fd;
+	struct wsr_stats st;
+	int fd = open_pin("stats");
 
-	pin_path(path, sizeof(path), "histogram");
-	fd = open(path, O_RDONLY);
 	if (fd < 0)
-		return -1;
-	while (read(fd, buf, sizeof(buf)) > 0)
-		;
+		return;
+	if (!bpf_map_lookup_elem(fd, &(__u32){ 0 }, &st)) {
+		if (st.walks_truncated && !logged->walks_truncated)
+			err_msg("warning: a report's memcg walk ran out of its %u steps; such "
+				"reports are marked incomplete", WSR_MAX_WALK_STEPS);
+		if (st.ancestors_truncated && !logged->ancestors_truncated)
+			err_msg("warning: a memcg is deeper than %d levels; reaccess counts skip "
+				"its ancestors above that", WSR_MAX_ANCESTORS);
+		if (st.maps_full && !logged->maps_full)
+			err_msg("warning: the reports or reaccess map is full (%d keys); "
+				"some reports were not made", WSR_MAX_KEYS);
+		*logged = st;
+	}
 	close(fd);
-	return 0;
+}
+
+/* has the virtio_balloon module just been loaded (its BTF appeared)? */
+static bool balloon_module_appeared(bool *present)
+{
+	bool now = access("/sys/kernel/btf/virtio_balloon", F_OK) == 0, was = *present;
+
+	*present = now;
+	return now && !was;
 }
 
 /*
@@ -1271,6 +1391,8 @@ static void check_nonleaf_young(void)
 static int cmd_daemon(int argc, char **argv)
 {
 	struct balloon_watch bw = { .fd = { -1, -1 } };
+	struct wsr_stats logged = {};
+	bool module = false;
 	struct cli c = {};
 	int err = parse_options_only(argc, argv, &c);
 
@@ -1284,21 +1406,30 @@ static int cmd_daemon(int argc, char **argv)
 			strerror(errno));
 		return 1;
 	}
+	if (check_pin_dir())
+		return 1;
 	if (loaded()) {
 		fprintf(stderr, "wsr: adopting the programs pinned in %s\n", pin_dir);
 	} else {
-		if (load_and_pin())
+		if (load_and_pin(c.walk_steps))
 			return 1;
 		fprintf(stderr, "wsr: loaded and pinned in %s\n", pin_dir);
 	}
 	check_nonleaf_young();
+	balloon_module_appeared(&module);
 	if (balloon_kfuncs() && !balloon_attached() && !balloon_attach())
 		fprintf(stderr, "wsr: balloon programs attached\n");
 	/* requests are ours for WSR_BALLOON_DAEMON_MS, then the request hook's */
 	balloon_claim(0, 1);
 	while (!exiting) {
-		if (discover())
-			err_msg("warning: memcg discovery failed: %s", strerror(errno));
+		/*
+		 * virtio_balloon loaded after we started: attach to it.  Only
+		 * then: "wsr balloon detach" must stay detached for an rmmod.
+		 */
+		if (balloon_module_appeared(&module) && balloon_kfuncs() &&
+		    !balloon_attached() && !balloon_attach())
+			fprintf(stderr, "wsr: virtio_balloon loaded: balloon programs attached\n");
+		check_limits(&logged);
 		balloon_serve(&bw, c.interval_ms);
 	}
 	balloon_claim(0, 0);
@@ -1309,9 +1440,10 @@ static int cmd_daemon(int argc, char **argv)
 
 static int cmd_unload(int argc, char **argv)
 {
-	static const char *const maps[] = { "config", "reports", "live", "reaccess", "lruvecs",
+	static const char *const maps[] = { "config", "reports", "live", "reaccess", "stats",
 					    "watchers", "watch0", "watch1", "watch2", "watch3",
-					    "scratch_map", "walks", "balloon", "request_scratch",
+					    "watch4", "watch5", "watch6", "watch7", "scratch_map",
+					    "walks", "refresh_walks", "balloon", "request_scratch",
 					    "balloon_claim" };
 
 	(void)argv;
@@ -1370,8 +1502,9 @@ static void print_balloon(const char *dir, const struct wsr_balloon *b, bool jso
 		       cause_name(b->cause), b->time_ns ? (now_ns() - b->time_ns) / 1e9 : 0.0,
 		       (unsigned long long)b->data_age_ms, b->err, (unsigned long long)b->sent,
 		       (unsigned long long)b->refused, (unsigned long long)b->hook_answers);
-		printf("reclaim-time agings %llu, configuration read on them %llu times\n",
-		       (unsigned long long)b->reclaim_agings, (unsigned long long)b->config_reads);
+		printf("global reclaim passes %llu, configuration read on them %llu times%s\n",
+		       (unsigned long long)b->reclaim_passes, (unsigned long long)b->config_reads,
+		       b->flags & WSR_REPORT_INCOMPLETE ? "; last report incomplete" : "");
 		for (n = 0; n < b->nr_nodes && n < WSR_MAX_NODES; n++) {
 			balloon_hist(b, n, &h);
 			printf("N%u\n", b->nodes[n].node_id);
@@ -1397,8 +1530,9 @@ static void print_balloon(const char *dir, const struct wsr_balloon *b, bool jso
 			       (unsigned long long)read_u64(dir, counters[i]));
 		fputc('}', stdout);
 	}
-	printf(",\"reclaim_agings\":%llu,\"config_reads\":%llu",
-	       (unsigned long long)b->reclaim_agings, (unsigned long long)b->config_reads);
+	printf(",\"reclaim_passes\":%llu,\"config_reads\":%llu,\"incomplete\":%s",
+	       (unsigned long long)b->reclaim_passes, (unsigned long long)b->config_reads,
+	       b->flags & WSR_REPORT_INCOMPLETE ? "true" : "false");
 	printf(",\"last_report\":{\"sent\":%llu,\"refused\":%llu,\"hook_answers\":%llu,"
 	       "\"time_ns\":%llu,\"cause\":\"%s\",\"data_age_ms\":%llu,\"err\":%d,"
 	       "\"histograms\":[",

@@ -11,7 +11,7 @@ cat /sys/kernel/mm/lru_gen/enabled
 
 step "wsr daemon: load the BPF programs, pin them in /sys/fs/bpf/wsr"
 wsr daemon >/tmp/wsrd.log 2>&1 &
-while [ ! -e /sys/fs/bpf/wsr/link_aging ]; do sleep 0.2; done
+while [ ! -e /sys/fs/bpf/wsr/link_reclaim ]; do sleep 0.2; done
 ls /sys/fs/bpf/wsr
 
 step "a workload: 32 MiB hot (touched every 100 ms), 128 MiB idle, node 1, memcg /demo"

@@ -1,6 +1,6 @@
 # Shared body of the hot/cold ground-truth tests: TYPE is anon or file;
-# AGING is "lru_gen" (node 1 only, through debugfs) or "refresh" (wsr's
-# own refresh on read, which ages every node of the memcg).
+# AGING is "lru_gen" (node 1 only, through debugfs) or "every-node" (node
+# 0, then node 1 at once).
 # A workload keeps 32 MiB hot and leaves 96 MiB idle on node 1 in its own
 # memcg.  After two agings 3 s apart the hot pages are one generation
 # below the youngest and the cold ones older: with a bin bound at that
@@ -23,13 +23,9 @@ fi
 # the cold generation spans from the workload's start to the first aging:
 # make it long next to the few ms that pass between the reads below
 age() {
-	if [ "$aging" = lru_gen ]; then
-		lru_gen_age "$cg" 1
-	else
-		expect_ok wsr show --memcg "/$name"
-	fi
+	[ "$aging" = lru_gen ] || lru_gen_age "$cg" 0
+	lru_gen_age "$cg" 1
 }
-[ "$aging" = lru_gen ] || expect_ok wsr set --memcg "/$name" refresh_ms 0
 sleep 4
 age
 sleep 3

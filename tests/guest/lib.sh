@@ -68,7 +68,7 @@ wsr_start() {
 	wsr daemon --interval-ms 500 >/tmp/wsrd.log 2>&1 &
 	WSRD=$!
 	for i in $(seq 1 300); do
-		[ -e /sys/fs/bpf/wsr/link_aging ] && return 0
+		[ -e /sys/fs/bpf/wsr/link_reclaim ] && return 0
 		kill -0 "$WSRD" 2>/dev/null || { cat /tmp/wsrd.log; fail "wsr daemon exited"; }
 		sleep 0.1
 	done

@@ -10,7 +10,7 @@ expect_ok wsr set --memcg /est-kill report_ms N0=300
 before=$(wsr get --memcg /est-kill intervals_ms; wsr get --memcg /est-kill report_ms)
 kill -9 "$WSRD"
 wait "$WSRD" 2>/dev/null
-[ -e /sys/fs/bpf/wsr/link_aging ] || fail "pins gone with the daemon"
+[ -e /sys/fs/bpf/wsr/link_reclaim ] || fail "pins gone with the daemon"
 wsr watch --memcg /est-kill --node 0 --count 2 >/tmp/w &
 w=$!
 wsr-workload --hot 40 --cold 0 --node 0 --cgroup "$cg" >/dev/null &

@@ -1,0 +1,52 @@
+# A reclaim report sums every lruvec of its subtree, as a read does:
+# memcgs created while no daemon runs, 20 levels deep, are in it.  A daemon
+# loaded with a walk too short for the subtree makes reports marked
+# incomplete (JSON "incomplete":true) and says so once in its log.
+. "$(dirname "$0")/lib.sh"
+wsr_start
+kill "$WSRD"
+wait "$WSRD" 2>/dev/null
+top=$(make_memcg est-deep)
+d=$top
+for i in $(seq 1 20); do
+	echo +memory >"$d/cgroup.subtree_control" || fail "cannot enable memory at level $i"
+	d=$d/l$i
+	mkdir "$d" || fail "cannot create $d"
+done
+echo 24M >"$top/memory.max"
+expect_ok wsr set --memcg /est-deep report_ms 500
+# deep_reports OUT: two reports of /est-deep while a workload 20 levels
+# down is held at the limit
+deep_reports() {
+	wsr watch --memcg /est-deep --json --count 2 >"$1" &
+	w=$!
+	sleep 0.5
+	wsr-workload --hot 40 --cold 0 --node 0 --cgroup "$d" >/dev/null &
+	load=$!
+	i=0
+	while kill -0 "$w" 2>/dev/null && [ $i -lt 120 ]; do sleep 0.5; i=$((i + 1)); done
+	kill "$load" "$w" 2>/dev/null
+	wait "$load" 2>/dev/null
+	[ "$(wc -l <"$1")" = 2 ] || fail "$(wc -l <"$1") reports of /est-deep in 60 s of reclaim"
+}
+deep_reports /tmp/deep.json
+pages=$(tail -n 1 /tmp/deep.json | grep -o '"\(anon\|file\)":[0-9]*' | cut -d: -f2 |
+	awk '{ s += $1 } END { print s + 0 }')
+info "a report of /est-deep: $pages pages; $(grep -o '"incomplete":[a-z]*' /tmp/deep.json | tr '\n' ' ')"
+[ "$pages" -ge 3072 ] && [ "$pages" -le 6400 ] ||
+	fail "a report of /est-deep holds $pages pages, expected 3072-6400 (its 24 MiB limit)"
+grep -q '"incomplete":true' /tmp/deep.json && fail "a complete walk was marked incomplete"
+
+# a walk of 8 steps cannot cover 21 memcgs
+wsr unload
+wsr daemon --max-walk-steps 8 >/tmp/wsrd-short.log 2>&1 &
+WSRD=$!
+i=0
+while [ ! -e /sys/fs/bpf/wsr/link_reclaim ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+expect_ok wsr set --memcg /est-deep report_ms 500
+deep_reports /tmp/deep-short.json
+sleep 1.5
+grep -q '"incomplete":true' /tmp/deep-short.json || fail "a walk cut short was not marked incomplete"
+n=$(grep -c 'ran out' /tmp/wsrd-short.log)
+[ "$n" = 1 ] || fail "the daemon said $n times that a walk ran out, expected once: $(cat /tmp/wsrd-short.log)"
+kill "$WSRD"
