@@ -5,7 +5,7 @@
 #   make check   set up, build, run host unit tests and guest tests
 #   make check-long  the long tests: 10,000 device fuzz cases on the
 #                debug (sanitizer) kernel, 20,000 hostile-driver cases
-#                on the ASan QEMU
+#                on the ASan QEMU, the guest's long_*.sh tests
 #   make bench   benchmarks (figures, compared against a baseline)
 #
 # Kernel and QEMU trees and their builds live in $(WSR_CACHE), keyed by
@@ -114,7 +114,8 @@ check-long: setup
 	$(Q)WSR_FUZZ_CASES=$${WSR_FUZZ_CASES:-10000} WSR_BALLOON_KERNEL=debug \
 		WSR_BALLOON_TESTS='balloon_device_fuzz_*' vmtests/balloon-test.sh | tee $(BUILD)/check-long.out
 	$(Q)WSR_QTEST_CASES=$${WSR_QTEST_CASES:-20000} vmtests/qtest-balloon.sh | tee -a $(BUILD)/check-long.out
-	$(Q)! grep -q '^FAIL' $(BUILD)/check-long.out && grep -q '^PASS' $(BUILD)/check-long.out
+	$(Q)vmtests/run --kernel ours --timeout 900 -- run-tests --long | tee -a $(BUILD)/check-long.out
+	$(Q)! grep -aq '^FAIL\|^wsr-test: FAIL' $(BUILD)/check-long.out && grep -q '^PASS' $(BUILD)/check-long.out
 
 bench: setup
 	$(Q)$(MAKE) --no-print-directory all

@@ -1,17 +1,20 @@
 #!/bin/sh
-# run-tests [PATTERN...]: run the guest tests (/wsr/bin/tests/test_*.sh)
-# whose names match one of the shell patterns (default: all), each in its
-# own shell with a time limit.  Prints one line per test,
+# run-tests [--long] [PATTERN...]: run the guest tests
+# (/wsr/bin/tests/test_*.sh, or with --long the long ones, long_*.sh, for
+# make check-long) whose names match one of the shell patterns (default:
+# all), each in its own shell with a time limit.  Prints one line per test,
 #   wsr-test: PASS <name>   or   wsr-test: FAIL <name>: <reason>
 # and exits non-zero when any test fails.
 dir=$(dirname "$0")/tests
 limit=${WSR_TEST_TIMEOUT:-300}
 passed=0 failed=0
 
+prefix=test_
+[ "${1:-}" != --long ] || { prefix=long_; shift; }
 [ $# -gt 0 ] || set -- '*'
-for t in "$dir"/test_*.sh; do
+for t in "$dir"/"$prefix"*.sh; do
 	name=$(basename "$t" .sh)
-	name=${name#test_}
+	name=${name#"$prefix"}
 	match=0
 	for p in "$@"; do
 		# shellcheck disable=SC2254

@@ -49,4 +49,16 @@ reject show --memcg /nope
 reject get --memcg /est-bad
 reject watch --memcg /est-bad --count 0
 reject frobnicate
+# times are bounded so that ms * 10^6 cannot wrap (wsr.h: WSR_MAX_MS)
+reject set --memcg /est-bad report_ms 1000000000001
+reject set --memcg /est-bad refresh_ms 1000000000001
+reject set --memcg /est-bad intervals_ms 1,2,1000000000001
+reject daemon --interval-ms 3600001
+reject daemon --max-walk-steps 0
 info "$n bad inputs rejected"
+# and the bound itself is accepted
+expect_ok wsr set --memcg /est-bad report_ms 1000000000000
+expect_ok wsr set --memcg /est-bad refresh_ms 1000000000000
+expect_ok wsr set --memcg /est-bad intervals_ms 1,2,1000000000000
+[ "$(wsr get --memcg /est-bad --node 0 report_ms)" = 1000000000000 ] ||
+	fail "report_ms at the bound reads back as $(wsr get --memcg /est-bad --node 0 report_ms)"

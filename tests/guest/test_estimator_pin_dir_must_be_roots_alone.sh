@@ -1,0 +1,22 @@
+# bpffs lets anyone create folders (mode 1777): wsr refuses a pin folder
+# that is not a real folder owned by root with no group or other write,
+# and leaves nothing in it.
+. "$(dirname "$0")/lib.sh"
+wsr unload 2>/dev/null
+for mode in 1777 0770; do
+	d=/sys/fs/bpf/wsr-evil-$mode
+	mkdir -p "$d" && chmod "$mode" "$d" || fail "cannot make $d"
+	if wsr --pin-dir "$d" daemon >/tmp/pin.out 2>&1; then fail "daemon used $d (mode $mode)"; fi
+	grep -q "refusing\|write" /tmp/pin.out || fail "no clear error for mode $mode: $(cat /tmp/pin.out)"
+	[ -z "$(ls -A "$d")" ] || fail "pins left in $d: $(ls "$d")"
+	if wsr --pin-dir "$d" show >/tmp/pin.out 2>&1; then fail "show used $d (mode $mode)"; fi
+	rmdir "$d"
+done
+d=/sys/fs/bpf/wsr-evil-owner
+mkdir -p "$d" && chown 1000 "$d" && chmod 0700 "$d" || fail "cannot make $d"
+if wsr --pin-dir "$d" daemon >/tmp/pin.out 2>&1; then fail "daemon used a folder of uid 1000"; fi
+grep -q "uid 1000" /tmp/pin.out || fail "no clear error for uid 1000: $(cat /tmp/pin.out)"
+rmdir "$d"
+ln -s /sys/fs/bpf /tmp/wsr-link
+if wsr --pin-dir /tmp/wsr-link daemon >/tmp/pin.out 2>&1; then fail "daemon used a symlink"; fi
+rm -f /tmp/wsr-link
