@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 /*
  * wsr: working-set histograms from MGLRU generations.
  *
@@ -36,7 +36,8 @@
 #include "binning.h"
 #include "balloon.h"
 
-char LICENSE[] SEC("license") = "GPL";
+/* GPL-compatible: the 6.1 verifier refuses kfunc calls from other programs */
+char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 #define DEF_PRIORITY	12		/* mm/internal.h: a reclaim pass's first */
 /* errno values (uapi asm-generic/errno*.h): the driver's kfuncs return them */
@@ -336,7 +337,7 @@ struct walk_ctx {
 };
 
 /* add @css's lruvecs on the walk's nodes into s->nhist */
-static __noinline int walk_visit(struct cgroup_subsys_state *css, struct walk_ctx *c)
+static __always_inline int walk_visit(struct cgroup_subsys_state *css, struct walk_ctx *c)
 {
 	struct mem_cgroup *memcg = css_memcg(css);
 	struct scratch *s = c->s;
@@ -398,8 +399,8 @@ static long walk_step(__u32 i, struct walk_ctx *c)
  * oldest data age.  Returns WSR_REPORT_INCOMPLETE if the walk ran out of
  * steps (counted in stats), else 0.
  */
-static __noinline __u32 walk_subtree(struct cgroup_subsys_state *root, __u32 lo, __u32 hi,
-				     const struct wsr_config *cfg, struct scratch *s)
+static __always_inline __u32 walk_subtree(struct cgroup_subsys_state *root, __u32 lo, __u32 hi,
+					  const struct wsr_config *cfg, struct scratch *s)
 {
 	struct walk_ctx c = { .cfg = cfg, .s = s };
 	__u32 n;
@@ -778,10 +779,10 @@ static __noinline __s64 memcg_swap_room(struct mem_cgroup *memcg)
 /*
  * For each lruvec of the subtree, the facts a refresh decides on, one line
  * each: "<memcg id> <node> <max_seq> <ms since the youngest generation was
- * born> <1 if below memory.min> <swap pages it may use>".  The reader
- * writes "+ id node max_seq can_swap 0" to /sys/kernel/debug/lru_gen for
- * those it ages: without force_scan the kernel refuses a lruvec that has
- * MGLRU's four generations already (counted by can_swap's type).
+ * born> <1 if below memory.min> <swap pages it may use> <anon generations>
+ * <anon pages in the oldest> <file generations> <file pages in the
+ * oldest>".  The reader writes "+ id node max_seq can_swap force_scan" to
+ * /sys/kernel/debug/lru_gen for those it ages (see loader/refresh.h).
  */
 SEC("iter/cgroup")
 int wsr_refresh_list(struct bpf_iter__cgroup *ctx)
@@ -789,6 +790,7 @@ int wsr_refresh_list(struct bpf_iter__cgroup *ctx)
 	struct cgroup *cgrp = ctx->cgroup;
 	__u64 session = ctx->meta->session_id, *root, now = bpf_jiffies64();
 	struct mem_cgroup *memcg;
+	struct scratch *s;
 	__u32 n, id;
 	__s64 room;
 	int prot;
@@ -809,20 +811,29 @@ int wsr_refresh_list(struct bpf_iter__cgroup *ctx)
 	prot = memcg_protected(memcg, *root);
 	room = memcg_swap_room(memcg);
 	id = BPF_CORE_READ(memcg, id.id);
+	s = get_scratch();
+	if (!s)
+		return 0;
 	for (n = 0; n < WSR_MAX_NODES && n < nr_nodes; n++) {
+		static const char fmt[] = "%llu %llu %llu %llu %llu %llu %llu %llu %llu %llu\n";
 		struct mem_cgroup_per_node *mz = BPF_CORE_READ(memcg, nodeinfo[n]);
-		unsigned long births[WSR_NR_GENS];
-		__u64 max_seq, age;
+		struct wsr_gens *g = &s->gens;
+		__u64 age, line[10];
 
-		if (!mz)
+		if (!mz || read_gens(&mz->lruvec, s))
 			continue;
-		max_seq = BPF_CORE_READ(mz, lruvec.lrugen.max_seq);
-		if (bpf_core_read(births, sizeof(births), &mz->lruvec.lrugen.timestamps))
-			continue;
-		age = births[max_seq & (WSR_NR_GENS - 1)];
-		age = now > age ? (now - age) * 1000 / CONFIG_HZ : 0;
-		BPF_SEQ_PRINTF(ctx->meta->seq, "%u %u %llu %llu %d %lld\n", id, n, max_seq, age,
-			       prot, room);
+		age = g->birth[g->max_seq & (WSR_NR_GENS - 1)];
+		line[0] = id;
+		line[1] = n;
+		line[2] = g->max_seq;
+		line[3] = now > age ? (now - age) * 1000 / CONFIG_HZ : 0;
+		line[4] = prot;
+		line[5] = room;
+		line[6] = g->max_seq - g->min_seq[0] + 1;
+		line[7] = g->pages[g->min_seq[0] & (WSR_NR_GENS - 1)][0];
+		line[8] = g->max_seq - g->min_seq[1] + 1;
+		line[9] = g->pages[g->min_seq[1] & (WSR_NR_GENS - 1)][1];
+		bpf_seq_printf(ctx->meta->seq, fmt, sizeof(fmt), line, sizeof(line));
 	}
 	return 0;
 }

@@ -18,19 +18,29 @@ struct wsr_refresh_lruvec {
 	unsigned long long age_ms;	/* since the youngest generation was born */
 	bool protected;		/* below memory.min */
 	unsigned long long swap_room;	/* swap pages its memcg limits allow */
+	unsigned long long gens[2];	/* generations of anon, file */
+	unsigned long long oldest[2];	/* pages in the oldest one of each */
 };
 
-/* "<memcg id> <node> <max_seq> <age_ms> <0|1> <swap_room>\n": -1 unless exactly that */
+/*
+ * "<memcg id> <node> <max_seq> <age_ms> <0|1> <swap_room> <anon gens>
+ * <anon oldest> <file gens> <file oldest>\n": -1 unless exactly that
+ */
 int wsr_refresh_parse(const char *line, struct wsr_refresh_lruvec *lv);
 
 /*
  * Should a read age @lv, refresh_ms[] being the reader's per node?  As the
  * seed's refresh_wss(): refresh_ms of its node is not 0, its youngest
- * generation is older than that, and its memcg is not below memory.min.
- * (The fourth condition, fewer than four generations, is the kernel's:
- * it refuses the aging with ERANGE when no force_scan is given.)
+ * generation is older than that, its memcg is not below memory.min, and
+ * it has fewer than MGLRU's four generations, so that aging merges none.
+ * Generations left empty at the old end do not count: MGLRU drops them
+ * only on eviction, so a lruvec never reclaimed keeps four from its
+ * birth, three of them empty, and would never age; merging an empty one
+ * loses nothing.  The anon generations count only when @can_swap (else
+ * the kernel does not move anon pages when it ages).
  */
-bool wsr_refresh_due(const struct wsr_refresh_lruvec *lv, const __u64 *refresh_ms);
+bool wsr_refresh_due(const struct wsr_refresh_lruvec *lv, const __u64 *refresh_ms,
+		     bool can_swap);
 
 /*
  * Would MGLRU age @lv with anon pages (its get_swappiness() != 0)?  With
@@ -44,9 +54,10 @@ bool wsr_refresh_can_swap(const struct wsr_refresh_lruvec *lv, int swappiness,
 /*
  * The /sys/kernel/debug/lru_gen command that ages @lv, into @buf:
  * "+ id node max_seq can_swap force_scan".  Without @force the kernel
- * refuses (ERANGE) a lruvec that has four generations of can_swap's type;
- * with it, the two oldest generations merge.  (Leaving out force_scan
- * does not mean 0: 6.1 then takes it as true.)  Returns the length.
+ * refuses (ERANGE) a lruvec that has four generations of can_swap's type,
+ * empty or not; with it, the two oldest generations merge.  (Leaving out
+ * force_scan does not mean 0: 6.1 then takes it as true.)  Returns the
+ * length.
  */
 int wsr_refresh_cmd(const struct wsr_refresh_lruvec *lv, bool can_swap, bool force,
 		    char *buf, size_t len);

@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
@@ -262,7 +263,7 @@ out:
  * Age lruvecs of @m's subtree, deciding from what the pinned iterator
  * prog_refresh reports of each: on node n, those wsr_refresh_due() picks
  * for refresh_ms[n] (0: none), through MGLRU's debugfs interface.  Work
- * grows with the subtree, not with the machine.  @force: age every lruvec
+ * grows with the subtree, not with the machine.  @merge: age every lruvec
  * whose youngest generation is older than refresh_ms[n], merging the two
  * oldest generations of a full one (the balloon's answers, see README).
  */
@@ -289,9 +290,10 @@ static void swap_state(int *swappiness, unsigned long long *free_pages)
 	fclose(f);
 }
 
-static int refresh_subtree(const struct memcg *m, const __u64 *refresh_ms, bool force)
+static int refresh_subtree(const struct memcg *m, const __u64 *refresh_ms, bool merge)
 {
 	struct wsr_refresh_lruvec lv;
+	bool can_swap;
 	char *list = NULL, *line, *save = NULL, cmd[96];
 	unsigned long long swap_free;
 	size_t len = 0;
@@ -319,16 +321,14 @@ static int refresh_subtree(const struct memcg *m, const __u64 *refresh_ms, bool 
 			err = -1;
 			break;
 		}
-		if (force ? !refresh_ms[lv.node] || lv.age_ms < refresh_ms[lv.node]
-			  : !wsr_refresh_due(&lv, refresh_ms))
+		can_swap = wsr_refresh_can_swap(&lv, swappiness, swap_free);
+		if (merge ? !refresh_ms[lv.node] || lv.age_ms < refresh_ms[lv.node]
+			  : !wsr_refresh_due(&lv, refresh_ms, can_swap))
 			continue;
-		n = wsr_refresh_cmd(&lv, wsr_refresh_can_swap(&lv, swappiness, swap_free), force,
-				    cmd, sizeof(cmd));
-		/*
-		 * gone (EINVAL), aged by someone else in between (max_seq moved:
-		 * no error), or four generations without force (ERANGE): fine
-		 */
-		if (write(fd, cmd, n) < 0 && errno != EINVAL && errno != ERANGE &&
+		/* force_scan: what merges, if anything, is empty unless @merge */
+		n = wsr_refresh_cmd(&lv, can_swap, true, cmd, sizeof(cmd));
+		/* gone (EINVAL), or aged by someone else in between (max_seq moved): fine */
+		if (write(fd, cmd, n) < 0 && errno != EINVAL &&
 		    errno != ENOENT) {
 			err_msg("aging failed: %.*s: %s", n - 1, cmd, strerror(errno));
 			err = -1;
@@ -806,6 +806,9 @@ static int on_event(void *ctx, void *data, size_t size)
 	const struct wsr_event *ev = data;
 	struct wsr_report rep;
 
+	/* one poll may bring more events than --count still wants */
+	if (w->c->count > 0 && w->seen >= w->c->count)
+		return 0;
 	if (size < sizeof(*ev) || ev->time_ns < w->since_ns || ev->key.cgroup_id != w->m->id ||
 	    (w->c->node >= 0 && ev->key.node != (__u32)w->c->node))
 		return 0;
@@ -1069,21 +1072,32 @@ static bool balloon_attached(void)
 	return access(path, F_OK) == 0;
 }
 
+/*
+ * Load and pin the balloon programs.  The daemon (on the driver's arrival)
+ * and "wsr balloon attach" may race: a lock on the pin folder makes the
+ * second one find the first one's pins.
+ */
 static int balloon_attach(void)
 {
-	struct wsr_bpf *skel;
+	struct wsr_bpf *skel = NULL;
 	char path[PATH_MAX];
-	int err = -1;
+	int err = -1, dir = open(pin_dir, O_RDONLY | O_DIRECTORY);
 
-	if (balloon_attached())
-		return 0;
+	if (dir < 0 || flock(dir, LOCK_EX)) {
+		err_msg("cannot lock %s: %s", pin_dir, strerror(errno));
+		goto out;
+	}
+	if (balloon_attached()) {
+		err = 0;
+		goto out;
+	}
 	if (!balloon_kfuncs()) {
 		err_msg("the virtio_balloon driver is not loaded or has no working-set kfuncs");
-		return -1;
+		goto out;
 	}
 	skel = open_skel(true, WSR_MAX_WALK_STEPS);
 	if (!skel)
-		return -1;
+		goto out;
 	if (wsr_bpf__load(skel)) {
 		err_msg("cannot load the balloon programs (run with -v for the verifier log)");
 		goto out;
@@ -1095,9 +1109,11 @@ static int balloon_attach(void)
 		goto out;
 	err = 0;
 out:
-	if (err)
+	if (err && skel)
 		unpin_all(balloon_pins, ARRAY_SIZE(balloon_pins));
 	wsr_bpf__destroy(skel);
+	if (dir >= 0)
+		close(dir);	/* and the lock with it */
 	return err;
 }
 

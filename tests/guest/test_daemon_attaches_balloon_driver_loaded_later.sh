@@ -1,0 +1,27 @@
+# The daemon attaches the balloon programs when virtio_balloon is loaded
+# after it started, not only at its start; "wsr balloon detach" stays
+# detached (for an rmmod) until the module is loaded again.  Patched
+# kernel only: the stock driver has no working-set kfuncs.
+. "$(dirname "$0")/lib.sh"
+ko=$(find /lib/modules -name virtio_balloon.ko | head -n 1)
+[ -n "$ko" ] || fail "no virtio_balloon.ko in the guest"
+link=/sys/fs/bpf/wsr/link_balloon_reclaim
+wsr unload 2>/dev/null
+[ ! -e /sys/module/virtio_balloon ] || rmmod virtio_balloon || fail "cannot rmmod virtio_balloon"
+wsr_start
+sleep 1
+[ ! -e "$link" ] || fail "balloon programs attached without the driver"
+insmod "$ko" || fail "insmod $ko failed"
+wait_link() {
+	i=0
+	while [ ! -e "$link" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+	[ -e "$link" ]
+}
+wait_link || fail "the daemon did not attach within 10 s of insmod: $(cat /tmp/wsrd.log)"
+grep -q "virtio_balloon loaded" /tmp/wsrd.log || fail "the daemon did not say it attached"
+expect_ok wsr balloon detach
+sleep 1.5
+[ ! -e "$link" ] || fail "the daemon attached again after wsr balloon detach"
+rmmod virtio_balloon || fail "rmmod after detach failed"
+insmod "$ko" || fail "insmod $ko failed again"
+wait_link || fail "the daemon did not attach to the reloaded driver"
