@@ -669,7 +669,7 @@ test_reclaim_reports() {
 	watcher=$!
 	retry 60 host config 1000,5000,20000,60000 0 1000 >/dev/null ||
 		{ bad "working-set-config: $retry_err"; kill $watcher; return 1; }
-	wait_mark WORKLOAD 150 || { kill $watcher; return 1; }
+	wait_mark SQUEEZE 150 || { kill $watcher; return 1; }
 	qmp "{\"execute\":\"balloon\",\"arguments\":{\"value\":$((G_RAM - (192 << 20)))}}" >/dev/null ||
 		{ bad "QMP balloon refused"; kill $watcher; return 1; }
 	wait_mark PRESSURE-START 180 || { kill $watcher; return 1; }
