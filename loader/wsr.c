@@ -1375,13 +1375,18 @@ static void check_limits(struct wsr_stats *logged)
 	close(fd);
 }
 
-/* has the virtio_balloon module just been loaded (its BTF appeared)? */
-static bool balloon_module_appeared(bool *present)
+/*
+ * Has the virtio_balloon module been loaded since we last looked?  Its BTF
+ * file is made anew at each load, with a new inode number, so that an
+ * rmmod and insmod between two looks are seen too.
+ */
+static bool balloon_module_appeared(ino_t *seen)
 {
-	bool now = access("/sys/kernel/btf/virtio_balloon", F_OK) == 0, was = *present;
+	struct stat st;
+	ino_t now = stat("/sys/kernel/btf/virtio_balloon", &st) ? 0 : st.st_ino, was = *seen;
 
-	*present = now;
-	return now && !was;
+	*seen = now;
+	return now && now != was;
 }
 
 /*
@@ -1408,7 +1413,7 @@ static int cmd_daemon(int argc, char **argv)
 {
 	struct balloon_watch bw = { .fd = { -1, -1 } };
 	struct wsr_stats logged = {};
-	bool module = false;
+	ino_t module = 0;
 	struct cli c = {};
 	int err = parse_options_only(argc, argv, &c);
 
