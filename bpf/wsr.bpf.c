@@ -35,11 +35,11 @@
 #include "wsr.h"
 #include "binning.h"
 #include "balloon.h"
+#include "reclaim.h"
 
 /* GPL-compatible: the 6.1 verifier refuses kfunc calls from other programs */
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
-#define DEF_PRIORITY	12		/* mm/internal.h: a reclaim pass's first */
 /* errno values (uapi asm-generic/errno*.h): the driver's kfuncs return them */
 #define ENODEV		19
 #define EINVAL		22
@@ -503,15 +503,12 @@ static __noinline int report_subtree(struct cgroup_subsys_state *css, __u32 node
 	return 0;
 }
 
-/*
- * A reclaim pass that reports, as the seed's report_wss(): not the first
- * pass of a reclaim (DEF_PRIORITY: nothing hard to find yet), not
- * proactive reclaim (memory.reclaim: nobody is short of memory).
- */
-static __always_inline bool reporting_pass(struct scan_control *sc)
+/* what this reclaim pass reports (see bpf/reclaim.h) */
+static __always_inline enum wsr_reclaim_report pass_reports(struct scan_control *sc)
 {
-	return BPF_CORE_READ(sc, priority) != DEF_PRIORITY &&
-	       !BPF_CORE_READ_BITFIELD_PROBED(sc, proactive);
+	return wsr_reclaim_reports(BPF_CORE_READ(sc, priority),
+				   BPF_CORE_READ_BITFIELD_PROBED(sc, proactive),
+				   BPF_CORE_READ(sc, target_mem_cgroup) != NULL);
 }
 
 SEC("fentry/shrink_node")
@@ -520,10 +517,18 @@ int BPF_PROG(wsr_reclaim, struct pglist_data *pgdat, struct scan_control *sc)
 	struct mem_cgroup *target = BPF_CORE_READ(sc, target_mem_cgroup);
 	__u32 node = BPF_CORE_READ(pgdat, node_id);
 
-	if (node >= WSR_MAX_NODES || !reporting_pass(sc))
+	if (node >= WSR_MAX_NODES)
 		return 0;
-	/* global reclaim reports the node level; memcg reclaim, its target */
-	report_subtree(target ? &target->css : root_memcg_css(), node);
+	switch (pass_reports(sc)) {
+	case WSR_REPORT_NODE:
+		report_subtree(root_memcg_css(), node);
+		break;
+	case WSR_REPORT_TARGET:
+		report_subtree(&target->css, node);
+		break;
+	default:
+		break;
+	}
 	return 0;
 }
 
@@ -956,7 +961,7 @@ int BPF_PROG(wsr_balloon_reclaim, struct pglist_data *pgdat, struct scan_control
 	__u64 now = bpf_ktime_get_boot_ns(), last;
 	__u32 flags;
 
-	if (!s || !b || BPF_CORE_READ(sc, target_mem_cgroup) || !reporting_pass(sc))
+	if (!s || !b || pass_reports(sc) != WSR_REPORT_NODE)
 		return 0;
 	__sync_fetch_and_add(&b->reclaim_passes, 1);
 	if (!wsr_balloon_ask_driver(b, now))

@@ -264,8 +264,9 @@ out:
  * prog_refresh reports of each: on node n, those wsr_refresh_due() picks
  * for refresh_ms[n] (0: none), through MGLRU's debugfs interface.  Work
  * grows with the subtree, not with the machine.  @merge: age every lruvec
- * whose youngest generation is older than refresh_ms[n], merging the two
- * oldest generations of a full one (the balloon's answers, see README).
+ * whose youngest generation is at least refresh_ms[n] old (0: every one),
+ * merging the two oldest generations of a full one (the balloon's
+ * answers: their data must be at most the device's refresh_ms old).
  */
 /* vm.swappiness and the free swap pages: what get_swappiness() looks at */
 static void swap_state(int *swappiness, unsigned long long *free_pages)
@@ -322,7 +323,7 @@ static int refresh_subtree(const struct memcg *m, const __u64 *refresh_ms, bool 
 			break;
 		}
 		can_swap = wsr_refresh_can_swap(&lv, swappiness, swap_free);
-		if (merge ? !refresh_ms[lv.node] || lv.age_ms < refresh_ms[lv.node]
+		if (merge ? lv.age_ms < refresh_ms[lv.node]
 			  : !wsr_refresh_due(&lv, refresh_ms, can_swap))
 			continue;
 		/* force_scan: what merges, if anything, is empty unless @merge */
@@ -1230,7 +1231,7 @@ static int balloon_answer(const char *dir, __u64 requests)
 		return -1;
 	for (n = 0; n < WSR_MAX_NODES; n++)
 		refresh_ms[n] = ms;
-	if (ms && refresh_subtree(&root, refresh_ms, true))
+	if (refresh_subtree(&root, refresh_ms, true))
 		return -1;
 	f = fmemopen(out, sizeof(out) - 1, "w");
 	if (!f)

@@ -7,56 +7,79 @@ now_us() { awk '{ printf "%d\n", $1 * 1000000 }' /proc/uptime; }
 wsr_start
 sysctl -qw kernel.bpf_stats_enabled=1 2>/dev/null || echo 1 >/proc/sys/kernel/bpf_stats_enabled
 
-echo "## 1. BPF cost per aging event"
-cg=$(make_memcg bench-aging)
-start_workload --hot 16 --cold 48 --node 0 --cgroup "$cg" >/dev/null
-n=50
-id=$(memcg_id "$cg")
-seq=$(lru_gen_max_seq "$cg" 0)
-# the same shell loop writing elsewhere is the overhead to take off
-t0=$(now_us)
-for i in $(seq 1 $n); do echo "+ $id 0 $((seq + i - 1)) 1 1" >/dev/null; done
-t1=$(now_us)
-for i in $(seq 1 $n); do echo "+ $id 0 $((seq + i - 1)) 1 1" >/sys/kernel/debug/lru_gen; done
-t2=$(now_us)
-aging_ns=$(( (t2 - t1 - (t1 - t0)) * 1000 / n ))
-bpftool prog show name wsr_aging -j >/tmp/prog.json
-run_ns=$(sed 's/.*"run_time_ns":\([0-9]*\).*/\1/' /tmp/prog.json)
-run_cnt=$(sed 's/.*"run_cnt":\([0-9]*\).*/\1/' /tmp/prog.json)
-per=$((run_ns / (run_cnt ? run_cnt : 1)))
-echo "aging events: $run_cnt, BPF time per event: $per ns"
-echo "one forced aging of a 64 MiB memcg (lru_gen write, shell overhead removed): $aging_ns ns"
-awk -v a="$per" -v b="$aging_ns" 'BEGIN { printf "ratio BPF/aging: %.3f%%\n", 100 * a / b }'
-killall wsr-workload
+echo "## 1. Workload slowdown with wsr attached"
+# random writes over 512 MiB in a memcg held at 256 MiB: reclaim, aging
+# and reports all the time; 5 runs with the programs attached (reports on,
+# 1 s), 5 without, alternating; the same pages in every run
+cg=$(make_memcg bench-slow)
+echo 256M >"$cg/memory.max"
+touches=${WSR_BENCH_TOUCHES:-200000}
+: >/tmp/slow.on
+: >/tmp/slow.off
+for _ in 1 2 3 4 5; do
+	for mode in off on; do
+		wsr unload 2>/dev/null
+		if [ "$mode" = on ]; then
+			wsr_start
+			wsr set report_ms 1000 >/dev/null
+			wsr set --memcg /bench-slow report_ms 1000 >/dev/null
+		fi
+		wsr-workload --hot 512 --cold 0 --cgroup "$cg" --random-touches "$touches" |
+			awk '$1 == "touches_per_s" { print $2 }' >>/tmp/slow.$mode
+		[ "$mode" = off ] || kill "$WSRD"
+	done
+done
+med() { sort -n "$1" | awk '{ v[NR] = $1 } END { printf "%.0f %.0f %.0f", v[int((NR + 1) / 2)], v[1], v[NR] }'; }
+# shellcheck disable=SC2046 # three numbers
+set -- $(med /tmp/slow.off)
+off=$1 off_lo=$2 off_hi=$3
+# shellcheck disable=SC2046
+set -- $(med /tmp/slow.on)
+on=$1 on_lo=$2 on_hi=$3
+echo "touches/s without wsr: median $off (min $off_lo, max $off_hi); runs: $(tr '\n' ' ' </tmp/slow.off)"
+echo "touches/s with wsr:    median $on (min $on_lo, max $on_hi); runs: $(tr '\n' ' ' </tmp/slow.on)"
+awk -v a="$on" -v b="$off" 'BEGIN { printf "slowdown (median): %.2f%%\n", 100 * (b - a) / b }'
+wsr_start
+bpftool prog show name wsr_reclaim -j >/tmp/prog.json 2>/dev/null
+echo "BPF per reclaim pass: $(sed 's/.*"run_time_ns":\([0-9]*\).*"run_cnt":\([0-9]*\).*/\1 ns over \2 passes/' /tmp/prog.json)"
+rmdir "$cg" 2>/dev/null
 
 echo
-echo "## 2. Read time: wsr vs parsing /sys/kernel/debug/lru_gen"
-echo "memcgs  node_hist_ms  memcg_hist_ms  lru_gen_parse_ms"
-made=0
-for want in 1 10 100 1000; do
-	while [ $made -lt $want ]; do
-		made=$((made + 1))
-		mkdir -p /sys/fs/cgroup/bench/m$made
-	done
-	[ -e /sys/fs/cgroup/bench/cgroup.subtree_control ] &&
-		echo +memory >/sys/fs/cgroup/bench/cgroup.subtree_control 2>/dev/null
+echo "## 2. Read cost: refreshing and plain reads of one leaf, vs parsing lru_gen"
+echo "memcgs  leaf_refresh_ms  leaf_plain_ms  ratio  node_refresh_ms  lru_gen_parse_ms"
+top=/sys/fs/cgroup/bench
+mkdir -p "$top/m1"
+echo +memory >"$top/cgroup.subtree_control" 2>/dev/null
+made=1
+start_workload --hot 8 --cold 8 --node 0 --cgroup "$top/m1" >/dev/null
+wsr set --memcg /bench/m1 refresh_ms 1 >/dev/null
+wsr set refresh_ms 1 >/dev/null
+for want in 1 100 1000 ${WSR_BENCH_MEMCGS:-10000}; do
+	[ $made -ge $want ] || seq $((made + 1)) "$want" | sed "s|^|$top/m|" | xargs mkdir
+	made=$want
 	reps=5
 	t0=$(now_us)
-	for i in $(seq 1 $reps); do wsr show --no-refresh --node 0 >/dev/null; done
+	for _ in $(seq 1 $reps); do sleep 0.002; wsr show --memcg /bench/m1 >/dev/null; done
 	t1=$(now_us)
-	for i in $(seq 1 $reps); do wsr show --no-refresh --memcg /bench/m1 >/dev/null; done
+	for _ in $(seq 1 $reps); do sleep 0.002; wsr show --no-refresh --memcg /bench/m1 >/dev/null; done
 	t2=$(now_us)
-	for i in $(seq 1 $reps); do
+	for _ in $(seq 1 $reps); do sleep 0.002; wsr show >/dev/null; done
+	t3=$(now_us)
+	for _ in $(seq 1 $reps); do
 		awk '$1 == "node" { n = $2; next } NF == 4 { a[n] += $3; f[n] += $4 } END { }' \
 			/sys/kernel/debug/lru_gen
 	done
-	t3=$(now_us)
+	t4=$(now_us)
 	awk -v n=$want -v a=$(( (t1 - t0) / reps )) -v b=$(( (t2 - t1) / reps )) \
-		-v c=$(( (t3 - t2) / reps )) 'BEGIN { printf "%6d  %12.1f  %13.1f  %16.1f\n", n, a / 1000, b / 1000, c / 1000 }'
+		-v c=$(( (t3 - t2) / reps )) -v d=$(( (t4 - t3) / reps )) 'BEGIN {
+		printf "%6d  %15.1f  %13.1f  %5.2f  %15.1f  %16.1f\n",
+			n, a / 1000, b / 1000, a / b, c / 1000, d / 1000 }'
 done
-rmdir /sys/fs/cgroup/bench/m* /sys/fs/cgroup/bench 2>/dev/null
+killall wsr-workload 2>/dev/null
+sleep 0.5
+seq 1 "$made" | sed "s|^|$top/m|" | xargs rmdir 2>/dev/null
+rmdir "$top" 2>/dev/null
 
-echo
 echo "## 3. Accuracy on the ground-truth workload (32 MiB hot, 96 MiB cold)"
 for type in anon file; do
 	sh /wsr/bin/tests/estimator_hot_cold.sh $type >/tmp/acc 2>&1

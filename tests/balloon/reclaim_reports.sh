@@ -1,7 +1,8 @@
 #!/bin/sh
 # shellcheck shell=dash disable=SC2154 # $daemon: set by start_daemon (transport-lib.sh)
 # Guest side of balloon_reclaim_reports_keep_report_ms_with_daemon_stopped:
-# once the host has configured report_ms, the daemon is stopped and the
+# once the host has configured report_ms, the daemon is stopped; a memcg
+# held at its memory.max for 8 s must make no balloon report; then the
 # host inflates the balloon by 192 MiB; then workloads whose hot sets
 # (touched every 100 ms) add up to 64 MiB more than the memory left
 # available: global reclaim (kswapd and direct reclaim; no memcg limit)
@@ -21,6 +22,19 @@ start_daemon
 mark READY
 wait_until 120 ws_at_least configs 1 || fail "no configuration from the host: $(ws_state)"
 kill -STOP "$daemon" || fail "cannot stop the daemon"
+# first, reclaim within a memcg's limit: the host is not short of memory,
+# so no balloon report may come of it
+s0=$(ws sent)
+k0=$(swapouts)
+limited=$(make_memcg balloon_limited)
+echo 24M >"$limited/memory.max"
+wsr-workload --hot 40 --cold 0 --period-ms 20 --cgroup "$limited" >/dev/null &
+w=$!
+sleep 8
+kill "$w"
+[ "$(swapouts)" -gt $((k0 + 2048)) ] || fail "no reclaim within the memcg's limit: swap-outs $k0, then $(swapouts)"
+[ "$(ws sent)" = "$s0" ] ||
+	fail "reclaim within a memcg's limit made $(($(ws sent) - s0)) balloon reports"
 total=$(meminfo MemTotal)
 mark "SQUEEZE MemTotal=$total"
 wait_until 120 mem_at_most MemTotal $((total - 190 * 1024)) ||

@@ -29,7 +29,7 @@
 #define UNSET		(-1LL)
 
 struct opts {
-	long long hot_mib, cold_mib, node, period_ms, reaccess_ms;
+	long long hot_mib, cold_mib, node, period_ms, reaccess_ms, random_touches;
 	int file;
 	const char *path, *cgroup, *ready;
 };
@@ -42,7 +42,7 @@ static void usage(void)
 {
 	printf("usage: wsr-workload --hot MIB --cold MIB [--type anon|file] [--node N]\n"
 	       "         [--file PATH] [--period-ms MS] [--cgroup DIR] [--ready FILE]\n"
-	       "         [--reaccess-after-ms MS]\n"
+	       "         [--reaccess-after-ms MS] [--random-touches N]\n"
 	       "Touches HOT+COLD MiB once, then only HOT MiB every MS ms (default 100).\n"
 	       "--type file maps PATH (default /tmp/wsr-workload.<pid>) MAP_SHARED.\n"
 	       "example: wsr-workload --hot 64 --cold 192 --node 1 --ready /tmp/w.ready\n");
@@ -99,6 +99,7 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		{ "cgroup", required_argument, NULL, 'g' },
 		{ "ready", required_argument, NULL, 'r' },
 		{ "reaccess-after-ms", required_argument, NULL, 'a' },
+		{ "random-touches", required_argument, NULL, 'R' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -120,6 +121,9 @@ static void parse_args(int argc, char **argv, struct opts *o)
 			break;
 		case 'a':
 			o->reaccess_ms = parse_num("reaccess-after-ms", optarg, UINT32_MAX);
+			break;
+		case 'R':
+			o->random_touches = parse_num("random-touches", optarg, 1ULL << 40);
 			break;
 		case 'f':
 			o->path = optarg;
@@ -249,6 +253,28 @@ static void sleep_until(unsigned long long ns)
 		;
 }
 
+/*
+ * The benchmark mode: N writes to random pages of the HOT+COLD MiB, as
+ * fast as they go, then "touches_per_s <rate>" and exit.  A fixed seed, so
+ * that runs with and without wsr attached touch the same pages.
+ */
+static void random_touches(char *base, size_t len, long long n)
+{
+	unsigned long long x = 88172645463325252ULL, t0 = now_ns(), dt;
+	size_t pages = len / PAGE_STEP;
+	volatile char *v = base;
+	long long i;
+
+	for (i = 0; i < n; i++) {
+		x ^= x << 13;	/* xorshift64 */
+		x ^= x >> 7;
+		x ^= x << 17;
+		v[(x % pages) * PAGE_STEP]++;
+	}
+	dt = now_ns() - t0;
+	printf("touches_per_s %.0f\n", n * 1e9 / (dt ? dt : 1));
+}
+
 /* unlink() and _exit() are async-signal-safe, so finish right here. */
 static void on_signal(int sig)
 {
@@ -261,7 +287,7 @@ static void on_signal(int sig)
 int main(int argc, char **argv)
 {
 	struct opts o = { .hot_mib = UNSET, .cold_mib = UNSET, .node = UNSET,
-			  .period_ms = 100, .reaccess_ms = UNSET };
+			  .period_ms = 100, .reaccess_ms = UNSET, .random_touches = UNSET };
 	struct sigaction sa = { .sa_handler = on_signal };
 	unsigned long long period, next, reaccess_at = ULLONG_MAX;
 	size_t hot, len;
@@ -291,6 +317,12 @@ int main(int argc, char **argv)
 		bind_node(base, len, o.node);
 	touch(base, len);
 	announce(o.ready, "", "ready");
+	if (o.random_touches != UNSET) {
+		random_touches(base, len, o.random_touches);
+		if (remove_default)
+			unlink(default_path);
+		return 0;
+	}
 
 	period = o.period_ms * NSEC_PER_MS;
 	next = now_ns() + period;
