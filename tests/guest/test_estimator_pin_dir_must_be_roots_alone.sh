@@ -3,10 +3,17 @@
 # and leaves nothing in it.
 . "$(dirname "$0")/lib.sh"
 wsr unload 2>/dev/null
+# refused DIR WHAT: "wsr daemon" on DIR exits at once with an error (a
+# daemon that took the folder would run on until timeout's status 124)
+refused() {
+	timeout 10 wsr --pin-dir "$1" daemon >/tmp/pin.out 2>&1
+	rc=$?
+	[ "$rc" != 0 ] && [ "$rc" != 124 ] || fail "the daemon used $2 $1 (status $rc)"
+}
 for mode in 1777 0770; do
 	d=/sys/fs/bpf/wsr-evil-$mode
 	mkdir -p "$d" && chmod "$mode" "$d" || fail "cannot make $d"
-	if wsr --pin-dir "$d" daemon >/tmp/pin.out 2>&1; then fail "daemon used $d (mode $mode)"; fi
+	refused "$d" "a folder of mode $mode"
 	grep -q "refusing\|write" /tmp/pin.out || fail "no clear error for mode $mode: $(cat /tmp/pin.out)"
 	[ -z "$(ls -A "$d")" ] || fail "pins left in $d: $(ls "$d")"
 	if wsr --pin-dir "$d" show >/tmp/pin.out 2>&1; then fail "show used $d (mode $mode)"; fi
@@ -14,9 +21,9 @@ for mode in 1777 0770; do
 done
 d=/sys/fs/bpf/wsr-evil-owner
 mkdir -p "$d" && chown 1000 "$d" && chmod 0700 "$d" || fail "cannot make $d"
-if wsr --pin-dir "$d" daemon >/tmp/pin.out 2>&1; then fail "daemon used a folder of uid 1000"; fi
+refused "$d" "a folder of uid 1000"
 grep -q "uid 1000" /tmp/pin.out || fail "no clear error for uid 1000: $(cat /tmp/pin.out)"
 rmdir "$d"
 ln -s /sys/fs/bpf /tmp/wsr-link
-if wsr --pin-dir /tmp/wsr-link daemon >/tmp/pin.out 2>&1; then fail "daemon used a symlink"; fi
+refused /tmp/wsr-link "a symlink"
 rm -f /tmp/wsr-link
