@@ -32,6 +32,6 @@ wsr-workload --hot 8 --cold 32 --node 0 --cgroup "$cg" >/dev/null &
 load=$!
 sleep 3
 : >/tmp/clock.cg
-for i in 1 2 3; do echo 8M >"$cg/memory.reclaim" 2>/dev/null; sleep 1.1; done
+for _ in 1 2 3; do echo 8M >"$cg/memory.reclaim" 2>/dev/null; sleep 1.1; done
 kill "$load" "$wcg" "$wnode"
 [ ! -s /tmp/clock.cg ] || fail "memory.reclaim made a report: $(head -c 200 /tmp/clock.cg)"
