@@ -36,6 +36,7 @@
 #include "binning.h"
 #include "balloon.h"
 #include "reclaim.h"
+#include "refresh.h"
 
 /* GPL-compatible: the 6.1 verifier refuses kfunc calls from other programs */
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
@@ -781,29 +782,60 @@ static __noinline __s64 memcg_swap_room(struct mem_cgroup *memcg)
 	return room < 0 ? 0 : room;
 }
 
+/* what each reader's refresh ages, by its tgid (see struct wsr_refresh_args) */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 1024);
+	__type(key, __u32);
+	__type(value, struct wsr_refresh_args);
+} refresh_args SEC(".maps");
+
+/* the facts bpf/refresh.h decides on, of the lruvec read into s->gens */
+static __always_inline void refresh_facts(struct wsr_refresh_facts *f, struct scratch *s,
+					  __u64 now, __u64 swap_room, int prot)
+{
+	struct wsr_gens *g = &s->gens;
+
+	f->birth_j = g->birth[g->max_seq & (WSR_NR_GENS - 1)];
+	f->age_ms = now > f->birth_j ? (now - f->birth_j) * 1000 / CONFIG_HZ : 0;
+	f->swap_room = swap_room;
+	f->protected = prot;
+	f->gens[0] = g->max_seq - g->min_seq[0] + 1;
+	f->oldest[0] = g->pages[g->min_seq[0] & (WSR_NR_GENS - 1)][0];
+	f->gens[1] = g->max_seq - g->min_seq[1] + 1;
+	f->oldest[1] = g->pages[g->min_seq[1] & (WSR_NR_GENS - 1)][1];
+}
+
 /*
- * For each lruvec of the subtree, the facts a refresh decides on, one line
- * each: "<memcg id> <node> <max_seq> <ms since the youngest generation was
- * born> <1 if below memory.min> <swap pages it may use> <anon generations>
- * <anon pages in the oldest> <file generations> <file pages in the
- * oldest>".  The reader writes "+ id node max_seq can_swap force_scan" to
- * /sys/kernel/debug/lru_gen for those it ages (see loader/refresh.h).
+ * The lru_gen commands that age the lruvecs of the subtree due under the
+ * reader's refresh_args: "+ <memcg id> <node> <max_seq> <can_swap>
+ * <force_scan>" per line.  A cgroup iterator cannot go on past the first
+ * read's buffer (6.1: -EOPNOTSUPP), so the reader ages what it got and
+ * reads again: a lruvec aged since the refresh began is never due again.
  */
 SEC("iter/cgroup")
 int wsr_refresh_list(struct bpf_iter__cgroup *ctx)
 {
 	struct cgroup *cgrp = ctx->cgroup;
 	__u64 session = ctx->meta->session_id, *root, now = bpf_jiffies64();
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	struct wsr_refresh_args *args;
+	struct wsr_refresh_facts f;
 	struct mem_cgroup *memcg;
 	struct scratch *s;
 	__u32 n, id;
 	__s64 room;
-	int prot;
+	int prot, can_swap;
 
 	if (!cgrp) {
 		bpf_map_delete_elem(&refresh_walks, &session);
 		return 0;
 	}
+	args = bpf_map_lookup_elem(&refresh_args, &tgid);
+	if (!args)
+		return 0;
+	if (!args->start_j)
+		args->start_j = now;
 	if (ctx->meta->seq_num == 0) {
 		__u64 id0 = cgrp->kn->id;
 
@@ -811,34 +843,23 @@ int wsr_refresh_list(struct bpf_iter__cgroup *ctx)
 	}
 	root = bpf_map_lookup_elem(&refresh_walks, &session);
 	memcg = cgroup_memcg(cgrp);
-	if (!root || !memcg)
+	s = get_scratch();
+	if (!root || !memcg || !s)
 		return 0;
 	prot = memcg_protected(memcg, *root);
 	room = memcg_swap_room(memcg);
 	id = BPF_CORE_READ(memcg, id.id);
-	s = get_scratch();
-	if (!s)
-		return 0;
 	for (n = 0; n < WSR_MAX_NODES && n < nr_nodes; n++) {
-		static const char fmt[] = "%llu %llu %llu %llu %llu %llu %llu %llu %llu %llu\n";
 		struct mem_cgroup_per_node *mz = BPF_CORE_READ(memcg, nodeinfo[n]);
-		struct wsr_gens *g = &s->gens;
-		__u64 age, line[10];
 
 		if (!mz || read_gens(&mz->lruvec, s))
 			continue;
-		age = g->birth[g->max_seq & (WSR_NR_GENS - 1)];
-		line[0] = id;
-		line[1] = n;
-		line[2] = g->max_seq;
-		line[3] = now > age ? (now - age) * 1000 / CONFIG_HZ : 0;
-		line[4] = prot;
-		line[5] = room;
-		line[6] = g->max_seq - g->min_seq[0] + 1;
-		line[7] = g->pages[g->min_seq[0] & (WSR_NR_GENS - 1)][0];
-		line[8] = g->max_seq - g->min_seq[1] + 1;
-		line[9] = g->pages[g->min_seq[1] & (WSR_NR_GENS - 1)][1];
-		bpf_seq_printf(ctx->meta->seq, fmt, sizeof(fmt), line, sizeof(line));
+		refresh_facts(&f, s, now, room, prot);
+		can_swap = wsr_refresh_can_swap(&f, args);
+		if (!wsr_refresh_due(args, n, &f, can_swap))
+			continue;
+		BPF_SEQ_PRINTF(ctx->meta->seq, "+ %u %u %llu %d %d\n", id, n, s->gens.max_seq,
+			       can_swap, wsr_refresh_force(&f, can_swap));
 	}
 	return 0;
 }

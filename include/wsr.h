@@ -106,6 +106,20 @@ struct wsr_event {
 };
 
 /*
+ * What a refresh ages (map "refresh_args", keyed by the reader's tgid):
+ * the iterator wsr_refresh_list prints the lru_gen command for each
+ * lruvec of the subtree that bpf/refresh.h finds due under these.
+ */
+struct wsr_refresh_args {
+	__u64 refresh_ms[WSR_MAX_NODES];	/* per node; see "merge" for 0 */
+	__u64 nodes;		/* bit n: age lruvecs on node n */
+	__u64 swap_free;	/* free swap pages on the machine */
+	__u64 start_j;		/* jiffies when the refresh began: set by BPF */
+	__u32 swappiness;	/* vm.swappiness */
+	__u32 merge;		/* age full lruvecs too, merging (balloon answers) */
+};
+
+/*
  * Pinned map "stats": limits reached, ever.  The daemon logs the first
  * time each one moves; the reports they affect carry WSR_REPORT_INCOMPLETE.
  */

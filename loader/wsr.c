@@ -33,7 +33,6 @@
 #include "wsr.h"
 #include "parse.h"
 #include "pindir.h"
-#include "refresh.h"
 #include "wsr.skel.h"
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
@@ -216,12 +215,29 @@ static int resolve_memcg(const char *path, struct memcg *m)
 
 /* ---- histograms ---------------------------------------------------------------- */
 
-/* run the pinned cgroup iterator program @pin over @m (and its subtree) */
-static int run_iter(const char *pin, const struct memcg *m, bool subtree, FILE *out)
+/* the read end of a new session of the pinned cgroup iterator @prog over @cg */
+static int iter_open(int prog, int cg, bool subtree)
 {
 	LIBBPF_OPTS(bpf_link_create_opts, opts);
 	union bpf_iter_link_info linfo = {};
-	int prog, cg, link = -1, iter = -1, err = -1;
+	int link, iter;
+
+	linfo.cgroup.cgroup_fd = cg;
+	linfo.cgroup.order = subtree ? BPF_CGROUP_ITER_DESCENDANTS_PRE : BPF_CGROUP_ITER_SELF_ONLY;
+	opts.iter_info = &linfo;
+	opts.iter_info_len = sizeof(linfo);
+	link = bpf_link_create(prog, 0, BPF_TRACE_ITER, &opts);
+	if (link < 0)
+		return -1;
+	iter = bpf_iter_create(link);
+	close(link);
+	return iter;
+}
+
+/* run the pinned cgroup iterator program @pin over @m (and its subtree) */
+static int run_iter(const char *pin, const struct memcg *m, bool subtree, FILE *out)
+{
+	int prog, cg, iter = -1, err = -1;
 	char buf[4096];
 	ssize_t n;
 
@@ -229,18 +245,11 @@ static int run_iter(const char *pin, const struct memcg *m, bool subtree, FILE *
 	cg = open(m->abs, O_RDONLY | O_DIRECTORY);
 	if (prog < 0 || cg < 0)
 		goto out;
-	linfo.cgroup.cgroup_fd = cg;
-	linfo.cgroup.order = subtree ? BPF_CGROUP_ITER_DESCENDANTS_PRE : BPF_CGROUP_ITER_SELF_ONLY;
-	opts.iter_info = &linfo;
-	opts.iter_info_len = sizeof(linfo);
-	link = bpf_link_create(prog, 0, BPF_TRACE_ITER, &opts);
-	if (link < 0) {
+	iter = iter_open(prog, cg, subtree);
+	if (iter < 0) {
 		err_msg("cannot create the %s iterator: %s", pin, strerror(errno));
 		goto out;
 	}
-	iter = bpf_iter_create(link);
-	if (iter < 0)
-		goto out;
 	while ((n = read(iter, buf, sizeof(buf))) > 0)
 		if (out)
 			fwrite(buf, 1, n, out);
@@ -250,8 +259,6 @@ static int run_iter(const char *pin, const struct memcg *m, bool subtree, FILE *
 out:
 	if (iter >= 0)
 		close(iter);
-	if (link >= 0)
-		close(link);
 	if (cg >= 0)
 		close(cg);
 	if (prog >= 0)
@@ -259,27 +266,18 @@ out:
 	return err;
 }
 
-/*
- * Age lruvecs of @m's subtree, deciding from what the pinned iterator
- * prog_refresh reports of each: on node n, those wsr_refresh_due() picks
- * for refresh_ms[n] (0: none), through MGLRU's debugfs interface.  Work
- * grows with the subtree, not with the machine.  @merge: age every lruvec
- * whose youngest generation is at least refresh_ms[n] old (0: every one),
- * merging the two oldest generations of a full one (the balloon's
- * answers: their data must be at most the device's refresh_ms old).
- */
 /* vm.swappiness and the free swap pages: what get_swappiness() looks at */
-static void swap_state(int *swappiness, unsigned long long *free_pages)
+static void swap_state(struct wsr_refresh_args *a)
 {
 	char line[128];
 	FILE *f = fopen("/proc/sys/vm/swappiness", "r");
 	unsigned long long kb;
 
-	*swappiness = 60;
-	*free_pages = 0;
+	a->swappiness = 60;
+	a->swap_free = 0;
 	if (f) {
-		if (fscanf(f, "%d", swappiness) != 1)
-			*swappiness = 60;
+		if (fscanf(f, "%u", &a->swappiness) != 1)
+			a->swappiness = 60;
 		fclose(f);
 	}
 	f = fopen("/proc/meminfo", "r");
@@ -287,59 +285,77 @@ static void swap_state(int *swappiness, unsigned long long *free_pages)
 		return;
 	while (fgets(line, sizeof(line), f))
 		if (sscanf(line, "SwapFree: %llu kB", &kb) == 1)
-			*free_pages = kb / (sysconf(_SC_PAGESIZE) / 1024);
+			a->swap_free = kb / (sysconf(_SC_PAGESIZE) / 1024);
 	fclose(f);
 }
 
-static int refresh_subtree(const struct memcg *m, const __u64 *refresh_ms, bool merge)
+/* write each line of @buf (@n bytes, whole lines) to lru_gen (@fd) */
+static int age_lines(int fd, char *buf, ssize_t n)
 {
-	struct wsr_refresh_lruvec lv;
-	bool can_swap;
-	char *list = NULL, *line, *save = NULL, cmd[96];
-	unsigned long long swap_free;
-	size_t len = 0;
-	int fd = -1, err = -1, n, swappiness;
-	FILE *f = open_memstream(&list, &len);
+	char *line = buf, *end;
 
-	if (!f)
-		return -1;
-	if (run_iter("prog_refresh", m, true, f)) {
-		fclose(f);
-		goto out;
+	while (line < buf + n && (end = memchr(line, '\n', buf + n - line))) {
+		/* gone (EINVAL), or aged by someone else in between: fine */
+		if (write(fd, line, end + 1 - line) < 0 && errno != EINVAL && errno != ENOENT) {
+			err_msg("aging failed: %.*s: %s", (int)(end - line), line, strerror(errno));
+			return -1;
+		}
+		line = end + 1;
 	}
-	fclose(f);
-	fd = open(LRU_GEN_DEBUGFS, O_WRONLY);
-	if (fd < 0) {
+	return 0;
+}
+
+/*
+ * Age the lruvecs of @m's subtree that are due under @a (bpf/refresh.h),
+ * through MGLRU's debugfs interface: the pinned iterator prog_refresh
+ * prints the commands.  Work grows with the subtree, not with the machine.
+ * A cgroup iterator stops when its read buffer is full: what it printed is
+ * aged, and it runs again, until a run ends by itself.
+ */
+static int refresh_subtree(const struct memcg *m, struct wsr_refresh_args *a)
+{
+	static char buf[64 * 1024];
+	int args = open_pin("refresh_args"), prog = open_pin("prog_refresh");
+	int cg = open(m->abs, O_RDONLY | O_DIRECTORY), fd = open(LRU_GEN_DEBUGFS, O_WRONLY);
+	__u32 tgid = getpid(), run;
+	int iter, err = -1;
+	ssize_t n;
+
+	if (fd < 0)
 		err_msg("cannot open %s: %s (needs debugfs and CONFIG_LRU_GEN)",
 			LRU_GEN_DEBUGFS, strerror(errno));
+	if (args < 0 || prog < 0 || cg < 0 || fd < 0)
 		goto out;
-	}
-	swap_state(&swappiness, &swap_free);
-	err = 0;
-	for (line = strtok_r(list, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		if (wsr_refresh_parse(line, &lv)) {
-			err_msg("prog_refresh printed \"%s\"", line);
-			err = -1;
+	swap_state(a);
+	a->start_j = 0;
+	if (bpf_map_update_elem(args, &tgid, a, BPF_ANY))
+		goto out;
+	for (run = 0; run < 1000 && err; run++) {
+		iter = iter_open(prog, cg, true);
+		if (iter < 0) {
+			err_msg("cannot run prog_refresh: %s", strerror(errno));
 			break;
 		}
-		can_swap = wsr_refresh_can_swap(&lv, swappiness, swap_free);
-		if (merge ? lv.age_ms < refresh_ms[lv.node]
-			  : !wsr_refresh_due(&lv, refresh_ms, can_swap))
-			continue;
-		/* force_scan: what merges, if anything, is empty unless @merge */
-		n = wsr_refresh_cmd(&lv, can_swap, true, cmd, sizeof(cmd));
-		/* gone (EINVAL), or aged by someone else in between (max_seq moved): fine */
-		if (write(fd, cmd, n) < 0 && errno != EINVAL &&
-		    errno != ENOENT) {
-			err_msg("aging failed: %.*s: %s", n - 1, cmd, strerror(errno));
-			err = -1;
-			break;
-		}
+		while ((n = read(iter, buf, sizeof(buf))) > 0 && !age_lines(fd, buf, n))
+			;
+		if (!n)
+			err = 0;	/* the walk ended: nothing more is due */
+		else if (errno != EOPNOTSUPP)
+			run = 1000;	/* a failure other than a full buffer */
+		close(iter);
 	}
+	if (err)
+		err_msg("refreshing %s failed: %s", m->rel, strerror(errno));
+	bpf_map_delete_elem(args, &tgid);
 out:
 	if (fd >= 0)
 		close(fd);
-	free(list);
+	if (cg >= 0)
+		close(cg);
+	if (prog >= 0)
+		close(prog);
+	if (args >= 0)
+		close(args);
 	return err;
 }
 
@@ -374,7 +390,8 @@ static bool same_bins(const struct wsr_hist *h, const struct wsr_config *cfg)
 static int read_reports(const struct pins *p, const struct memcg *m, __u64 nodes,
 			bool refresh, struct wsr_report *reps)
 {
-	__u64 stale = 0, age = 0, now = now_ns(), refresh_ms[WSR_MAX_NODES] = {};
+	struct wsr_refresh_args args = {};
+	__u64 stale = 0, now = now_ns();
 	struct wsr_config cfg;
 	__u32 n;
 
@@ -391,11 +408,11 @@ static int read_reports(const struct pins *p, const struct memcg *m, __u64 nodes
 		    !same_bins(&reps[n].hist, &cfg))
 			stale |= 1ULL << n;
 		if (refresh && (stale >> n & 1) && cfg.refresh_ms) {
-			refresh_ms[n] = cfg.refresh_ms;
-			age = 1;
+			args.refresh_ms[n] = cfg.refresh_ms;
+			args.nodes |= 1ULL << n;
 		}
 	}
-	if (age && refresh_subtree(m, refresh_ms, false))
+	if (args.nodes && refresh_subtree(m, &args))
 		return -1;
 	if (!stale)
 		return 0;
@@ -813,7 +830,8 @@ static int on_event(void *ctx, void *data, size_t size)
 	if (size < sizeof(*ev) || ev->time_ns < w->since_ns || ev->key.cgroup_id != w->m->id ||
 	    (w->c->node >= 0 && ev->key.node != (__u32)w->c->node))
 		return 0;
-	if (bpf_map_lookup_elem(w->p->reports, &ev->key, &rep))
+	/* gone, or replaced by a newer one, which has its own event */
+	if (bpf_map_lookup_elem(w->p->reports, &ev->key, &rep) || rep.seq != ev->seq)
 		return 0;
 	if (w->c->json) {
 		print_report_json(stdout, w->m, ev->key.node, &rep);
@@ -1218,7 +1236,8 @@ static int balloon_claim(__u64 request, __u64 until_ns)
  */
 static int balloon_answer(const char *dir, __u64 requests)
 {
-	__u64 refresh_ms[WSR_MAX_NODES], ms = read_u64(dir, "refresh_ms");
+	struct wsr_refresh_args args = { .nodes = memory_nodes(), .merge = 1 };
+	__u64 ms = read_u64(dir, "refresh_ms");
 	unsigned int answered = 0, n;
 	struct memcg root;
 	char out[64] = "";
@@ -1230,8 +1249,8 @@ static int balloon_answer(const char *dir, __u64 requests)
 	if (resolve_memcg("/", &root))
 		return -1;
 	for (n = 0; n < WSR_MAX_NODES; n++)
-		refresh_ms[n] = ms;
-	if (refresh_subtree(&root, refresh_ms, true))
+		args.refresh_ms[n] = ms;
+	if (refresh_subtree(&root, &args))
 		return -1;
 	f = fmemopen(out, sizeof(out) - 1, "w");
 	if (!f)
@@ -1322,7 +1341,7 @@ static void balloon_serve(struct balloon_watch *w, int timeout_ms)
 	/* detached ("wsr balloon detach"): requests wait for an attach */
 	if (!balloon_attached() || (w->fd[0] < 0 && balloon_rewatch(w))) {
 		balloon_unwatch(w);
-		usleep(timeout_ms * 1000);
+		poll(NULL, 0, timeout_ms);
 		return;
 	}
 	for (i = 0; i < 2; i++) {
@@ -1448,9 +1467,13 @@ static int cmd_daemon(int argc, char **argv)
 		 * virtio_balloon loaded after we started: attach to it.  Only
 		 * then: "wsr balloon detach" must stay detached for an rmmod.
 		 */
-		if (balloon_module_appeared(&module) && balloon_kfuncs() &&
-		    !balloon_attached() && !balloon_attach())
-			fprintf(stderr, "wsr: virtio_balloon loaded: balloon programs attached\n");
+		if (balloon_module_appeared(&module) && balloon_kfuncs() && !balloon_attached()) {
+			if (!balloon_attach())
+				fprintf(stderr, "wsr: virtio_balloon loaded: balloon programs "
+					"attached\n");
+			else
+				module = 0;	/* try again next time */
+		}
 		check_limits(&logged);
 		balloon_serve(&bw, c.interval_ms);
 	}
@@ -1465,7 +1488,8 @@ static int cmd_unload(int argc, char **argv)
 	static const char *const maps[] = { "config", "reports", "live", "reaccess", "stats",
 					    "watchers", "watch0", "watch1", "watch2", "watch3",
 					    "watch4", "watch5", "watch6", "watch7", "scratch_map",
-					    "walks", "refresh_walks", "balloon", "request_scratch",
+					    "walks", "refresh_walks", "refresh_args", "balloon",
+					    "request_scratch",
 					    "balloon_claim" };
 
 	(void)argv;
@@ -1623,6 +1647,13 @@ int main(int argc, char **argv)
 	cmd = argv[1];
 	argc--;
 	argv++;
+	/* a machine with nodes wsr cannot cover is refused, not half served */
+	if (strcmp(cmd, "-h") && strcmp(cmd, "--help") && strcmp(cmd, "help")) {
+		__u64 mask;
+
+		if (node_list("possible", &mask) || node_list("has_memory", &mask))
+			return 1;
+	}
 	if (!strcmp(cmd, "daemon"))
 		return cmd_daemon(argc, argv);
 	if (!strcmp(cmd, "show"))

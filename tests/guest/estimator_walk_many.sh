@@ -5,6 +5,7 @@
 # emulation: make check runs 1,000, make check-long 10,000.
 . "$(dirname "$0")/lib.sh"
 n=${1:?usage: estimator_walk_many.sh N}
+s0="" s1=""
 last=$((n - 1))
 wsr_start
 top=$(make_memcg est-many)
@@ -34,5 +35,16 @@ t0=$(date +%s)
 wsr show --memcg /est-many --json >/tmp/many.show || fail "wsr show failed"
 info "a read of /est-many: $(($(date +%s) - t0)) s"
 grep -q "ran out\|full" /tmp/wsrd.log && fail "a limit was reached: $(cat /tmp/wsrd.log)"
+# a refresh of them all: more lru_gen commands than one read of the
+# refresh iterator holds; each lruvec is aged once
+for m in m0 "m$((n / 2))"; do s0="$s0 $(lru_gen_max_seq "$top/$m" 0) $(lru_gen_max_seq "$top/$m" 1)"; done
+expect_ok wsr set --memcg /est-many refresh_ms 1
+sleep 0.1
+t0=$(date +%s)
+wsr show --memcg /est-many >/dev/null 2>/tmp/many.err || fail "a refreshing read failed: $(cat /tmp/many.err)"
+info "a refreshing read of /est-many: $(($(date +%s) - t0)) s"
+for m in m0 "m$((n / 2))"; do s1="$s1 $(lru_gen_max_seq "$top/$m" 0) $(lru_gen_max_seq "$top/$m" 1)"; done
+[ "$(echo "$s0" | awk '{ for (i = 1; i <= NF; i++) printf "%d ", $i + 1 }')" = "$(echo "$s1" | awk '{ for (i = 1; i <= NF; i++) printf "%d ", $i }')" ] ||
+	fail "max_seq of m0, m$((n / 2)) on nodes 0, 1 went from$s0 to$s1, expected one aging each"
 seq 0 "$last" | sed "s|^|$top/m|" | xargs rmdir 2>/dev/null
 true
