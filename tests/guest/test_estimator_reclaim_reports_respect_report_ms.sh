@@ -14,11 +14,15 @@ w2=$!
 sleep 0.5
 wsr-workload --hot 40 --cold 0 --node 0 --cgroup "$cg" >/dev/null &
 load=$!
-for i in $(seq 1 120); do
+for _ in $(seq 1 120); do
 	kill -0 $w1 2>/dev/null || kill -0 $w2 2>/dev/null || break
 	sleep 0.5
 done
 kill $w1 $w2 2>/dev/null
+# a watcher stops with status 0 after its count or on SIGTERM
+wait $w1; s1=$?
+wait $w2; s2=$?
+{ [ "$s1" = 0 ] && [ "$s2" = 0 ]; } || fail "wsr watch failed: status $s1 and $s2"
 info "reports seen by watcher 1:"; sed 's/^/    /' /tmp/w1 | cut -c1-150
 n1=$(wc -l </tmp/w1)
 [ "$n1" -ge 4 ] || fail "watcher 1 got $n1 reports in 60 s of reclaim, expected 4"
@@ -37,6 +41,13 @@ info "last node 0 report: $pages pages"
 	fail "a reclaim report holds $pages pages, expected 3072-6400 under a 24 MiB limit"
 
 expect_ok wsr set --memcg /est-report report_ms 0
-timeout 5 wsr watch --memcg /est-report --count 1 >/tmp/w3
+# a watcher that runs 5 s under reclaim and sees nothing: one that failed
+# or stopped early saw nothing either
+wsr watch --memcg /est-report --count 1 >/tmp/w3 &
+w3=$!
+sleep 5
+kill -0 $w3 2>/dev/null || { wait $w3; fail "wsr watch with report_ms 0 stopped within 5 s (status $?): $(head -c 150 /tmp/w3)"; }
+kill $w3
+wait $w3 || fail "wsr watch with report_ms 0 failed (status $?)"
 [ ! -s /tmp/w3 ] || fail "report_ms 0 still produced a report"
 kill $load
