@@ -574,13 +574,36 @@ static __noinline int bin_reaccess(__u64 root, __u32 node, struct scratch *s)
 	return 0;
 }
 
+struct ancestor_ctx {
+	struct cgroup_subsys_state *css;
+	__u32 node;
+};
+
+/*
+ * One ancestor per bpf_loop step: the verifier checks bin_reaccess() once,
+ * where an unrolled loop had it check a copy per level (seconds of load
+ * time, ten times that on a sanitizer kernel).
+ */
+static int ancestor_step(__u32 i, struct ancestor_ctx *c)
+{
+	struct cgroup_subsys_state *css = c->css;
+	struct scratch *s = get_scratch();
+
+	/* css in a local: inside BPF_CORE_READ, c->css would be relocated too */
+	if (!css || !s)
+		return 1;
+	bin_reaccess(css_cgroup_id(css), c->node, s);
+	c->css = BPF_CORE_READ(css, parent);
+	return 0;
+}
+
 SEC("fentry/reset_batch_size")
 int BPF_PROG(wsr_reaccess, struct lruvec *lruvec, struct lru_gen_mm_walk *walk)
 {
 	__u32 node = BPF_CORE_READ(lruvec, pgdat, node_id);
-	__u32 nz = nr_zones(), size, gen, type, zone, i;
+	__u32 nz = nr_zones(), size, gen, type, zone;
 	struct scratch *s = get_scratch();
-	struct cgroup_subsys_state *css;
+	struct ancestor_ctx c;
 	int deltas[WSR_NR_GENS * 2 * 8];
 
 	if (!s || node >= WSR_MAX_NODES)
@@ -608,12 +631,10 @@ int BPF_PROG(wsr_reaccess, struct lruvec *lruvec, struct lru_gen_mm_walk *walk)
 		}
 	}
 	/* the memcg and each of its ancestors, up to the root */
-	css = &lruvec_memcg(lruvec)->css;
-	for (i = 0; i < WSR_MAX_ANCESTORS && css; i++) {
-		bin_reaccess(css_cgroup_id(css), node, s);
-		css = BPF_CORE_READ(css, parent);
-	}
-	if (css)
+	c.css = &lruvec_memcg(lruvec)->css;
+	c.node = node;
+	bpf_loop(WSR_MAX_ANCESTORS, ancestor_step, &c, 0);
+	if (c.css)
 		STAT_INC(ancestors_truncated);
 	return 0;
 }

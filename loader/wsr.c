@@ -553,7 +553,8 @@ static void usage(FILE *f)
 "                         memcg walk may take (one per memcg or level; 1 to\n"
 "                         1048576, the default); a walk cut short makes an\n"
 "                         incomplete report (\"incomplete\":true, a warning)\n"
-"  -v, --verbose          libbpf debug output\n"
+"  -v, --verbose          libbpf debug output, with each BPF program's\n"
+"                         verifier cost (instructions processed)\n"
 "      --pin-dir DIR      bpffs folder of the pins (default /sys/fs/bpf/wsr)\n"
 "\n"
 "examples:\n"
@@ -1000,6 +1001,9 @@ static struct wsr_bpf *open_skel(bool balloon, __u32 walk_steps)
 				  prog == skel->progs.wsr_balloon_request_hook;
 
 		bpf_program__set_autoload(prog, is_balloon == balloon);
+		/* with -v, each program's verifier cost (BPF_LOG_STATS) */
+		if (verbose)
+			bpf_program__set_log_level(prog, 4);
 	}
 	/* pinned maps are reused: config and history survive a reload */
 	bpf_object__for_each_map(map, skel->obj) {
