@@ -473,10 +473,14 @@ static __always_inline struct wsr_report *claim_report(struct wsr_key *key,
 			return NULL;
 		}
 	}
-	last = rep->time_ns;
+	/*
+	 * The claim's own clock, not time_ns: time_ns is written once the
+	 * histogram is, so that a reader never sees a new time on old bins.
+	 */
+	last = rep->claim_ns;
 	if (last && now - last < cfg->report_ms * 1000000ULL)
 		return NULL;
-	if (__sync_val_compare_and_swap(&rep->time_ns, last, now) != last)
+	if (__sync_val_compare_and_swap(&rep->claim_ns, last, now) != last)
 		return NULL;
 	return rep;
 }
@@ -499,6 +503,7 @@ static __noinline int report_subtree(struct cgroup_subsys_state *css, __u32 node
 	rep->hist = s->nhist[node & (WSR_MAX_NODES - 1)];
 	rep->cause = WSR_CAUSE_RECLAIM;
 	rep->flags = flags;
+	rep->time_ns = bpf_ktime_get_boot_ns();
 	__sync_fetch_and_add(&rep->seq, 1);
 	notify_watchers(&key, rep);
 	return 0;

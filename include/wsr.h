@@ -90,7 +90,8 @@ enum wsr_report_cause {
  */
 struct wsr_report {
 	__u64 seq;		/* reports made so far for this key */
-	__u64 time_ns;		/* bpf_ktime_get_boot_ns() when made */
+	__u64 time_ns;		/* bpf_ktime_get_boot_ns() when its histogram was stored */
+	__u64 claim_ns;		/* when its walk began: report_ms counts from it */
 	__u32 cause;		/* enum wsr_report_cause */
 	__u32 flags;		/* WSR_REPORT_* */
 	struct wsr_hist hist;
@@ -127,6 +128,7 @@ struct wsr_stats {
 	__u64 walks_truncated;		/* subtree walks that ran out of steps */
 	__u64 ancestors_truncated;	/* reaccess counts past WSR_MAX_ANCESTORS */
 	__u64 maps_full;		/* a report or reaccess entry not stored */
+	__u64 walk_steps;		/* the walk limit loaded (wsr daemon --max-walk-steps) */
 };
 
 /*

@@ -114,6 +114,27 @@ static int open_pin(const char *name)
 	return fd;
 }
 
+/*
+ * The memcg walk limit the pinned programs were loaded with, which the
+ * loader stored in the "stats" map (WSR_MAX_WALK_STEPS if unknown).
+ */
+static __u32 loaded_walk_steps(void)
+{
+	struct wsr_stats st = {};
+	char path[PATH_MAX];
+	int fd;
+
+	pin_path(path, sizeof(path), "stats");
+	fd = bpf_obj_get(path);
+	if (fd < 0)
+		return WSR_MAX_WALK_STEPS;
+	if (bpf_map_lookup_elem(fd, &(__u32){ 0 }, &st) || !st.walk_steps ||
+	    st.walk_steps > WSR_MAX_WALK_STEPS)
+		st.walk_steps = WSR_MAX_WALK_STEPS;
+	close(fd);
+	return st.walk_steps;
+}
+
 static int open_pins(struct pins *p)
 {
 	if (check_pin_dir())
@@ -462,7 +483,8 @@ static void print_hists(const struct memcg *m, const struct wsr_report *reps,
 			continue;
 		if (reps[n].flags & WSR_REPORT_INCOMPLETE)
 			err_msg("warning: the N%u histogram is incomplete: its memcg walk "
-				"ran out of steps (wsr.h: WSR_MAX_WALK_STEPS)", n);
+				"ran out of its %u steps (wsr daemon --max-walk-steps)", n,
+				loaded_walk_steps());
 		if (json) {
 			fputs(first ? "" : ",", stdout);
 			print_report_json(stdout, m, n, &reps[n]);
@@ -847,22 +869,39 @@ static int on_event(void *ctx, void *data, size_t size)
 	return 0;
 }
 
-/* take a free watcher slot, reclaiming those of dead watchers */
+/*
+ * Take a free watcher slot, reclaiming those of dead watchers.  Under a
+ * lock on the pin folder: two watchers that both find a slot's owner dead
+ * would otherwise both take it, and share (split) its ring.
+ */
 static int claim_watch_slot(const struct pins *p)
 {
 	__u32 slot, pid = getpid(), owner;
+	int dir = open(pin_dir, O_RDONLY | O_DIRECTORY), ret = -1;
 
+	if (dir < 0 || flock(dir, LOCK_EX)) {
+		err_msg("cannot lock %s: %s", pin_dir, strerror(errno));
+		ret = -2;
+		goto out;
+	}
 	for (slot = 0; slot < WSR_MAX_WATCHERS; slot++) {
-		if (!bpf_map_update_elem(p->watchers, &slot, &pid, BPF_NOEXIST))
-			return slot;
+		if (!bpf_map_update_elem(p->watchers, &slot, &pid, BPF_NOEXIST)) {
+			ret = slot;
+			break;
+		}
 		if (!bpf_map_lookup_elem(p->watchers, &slot, &owner) &&
 		    kill(owner, 0) && errno == ESRCH) {
 			bpf_map_delete_elem(p->watchers, &slot);
-			if (!bpf_map_update_elem(p->watchers, &slot, &pid, BPF_NOEXIST))
-				return slot;
+			if (!bpf_map_update_elem(p->watchers, &slot, &pid, BPF_NOEXIST)) {
+				ret = slot;
+				break;
+			}
 		}
 	}
-	return -1;
+out:
+	if (dir >= 0)
+		close(dir);	/* and the lock with it */
+	return ret;
 }
 
 static int cmd_watch(int argc, char **argv)
@@ -881,7 +920,8 @@ static int cmd_watch(int argc, char **argv)
 		return 1;
 	slot = claim_watch_slot(&p);
 	if (slot < 0) {
-		err_msg("all %d watcher slots are taken", WSR_MAX_WATCHERS);
+		if (slot == -1)
+			err_msg("all %d watcher slots are taken", WSR_MAX_WATCHERS);
 		return 1;
 	}
 	snprintf(name, sizeof(name), "watch%d", slot);
@@ -1033,6 +1073,12 @@ static int load_and_pin(__u32 walk_steps)
 		err_msg("cannot load the BPF programs (run with -v for the verifier log)");
 		goto out;
 	}
+	/* for the balloon programs loaded later, and for the warnings */
+	if (bpf_map_update_elem(bpf_map__fd(skel->maps.stats), &(__u32){ 0 },
+				&(struct wsr_stats){ .walk_steps = walk_steps }, BPF_ANY)) {
+		err_msg("cannot store the walk limit: %s", strerror(errno));
+		goto out;
+	}
 	cg = open(CGROUP_ROOT, O_RDONLY | O_DIRECTORY);
 	linfo.cgroup.cgroup_fd = cg;
 	linfo.cgroup.order = BPF_CGROUP_ITER_DESCENDANTS_PRE;
@@ -1118,7 +1164,7 @@ static int balloon_attach(void)
 		err_msg("the virtio_balloon driver is not loaded or has no working-set kfuncs");
 		goto out;
 	}
-	skel = open_skel(true, WSR_MAX_WALK_STEPS);
+	skel = open_skel(true, loaded_walk_steps());
 	if (!skel)
 		goto out;
 	if (wsr_bpf__load(skel)) {
@@ -1380,14 +1426,19 @@ static bool loaded(void)
 static void check_limits(struct wsr_stats *logged)
 {
 	struct wsr_stats st;
-	int fd = open_pin("stats");
+	char path[PATH_MAX];
+	int fd;
 
+	/* quietly: "wsr unload" may have removed it under a running daemon */
+	pin_path(path, sizeof(path), "stats");
+	fd = bpf_obj_get(path);
 	if (fd < 0)
 		return;
 	if (!bpf_map_lookup_elem(fd, &(__u32){ 0 }, &st)) {
 		if (st.walks_truncated && !logged->walks_truncated)
-			err_msg("warning: a report's memcg walk ran out of its %u steps; such "
-				"reports are marked incomplete", WSR_MAX_WALK_STEPS);
+			err_msg("warning: a report's memcg walk ran out of its %llu steps; "
+				"such reports are marked incomplete",
+				(unsigned long long)st.walk_steps);
 		if (st.ancestors_truncated && !logged->ancestors_truncated)
 			err_msg("warning: a memcg is deeper than %d levels; reaccess counts skip "
 				"its ancestors above that", WSR_MAX_ANCESTORS);

@@ -50,6 +50,6 @@ expect_ok wsr set --memcg /est-deep report_ms 500
 deep_reports /tmp/deep-short.json
 sleep 1.5
 grep -q '"incomplete":true' /tmp/deep-short.json || fail "a walk cut short was not marked incomplete"
-n=$(grep -c 'ran out' /tmp/wsrd-short.log)
+n=$(grep -c 'ran out of its 8 steps' /tmp/wsrd-short.log)
 [ "$n" = 1 ] || fail "the daemon said $n times that a walk ran out, expected once: $(cat /tmp/wsrd-short.log)"
 kill "$WSRD"
