@@ -1143,15 +1143,31 @@ static bool balloon_attached(void)
 
 /*
  * Load and pin the balloon programs.  The daemon (on the driver's arrival)
- * and "wsr balloon attach" may race: a lock on the pin folder makes the
- * second one find the first one's pins.
+ * and "wsr balloon attach" may race: a lock on the pin folder, held only
+ * while pinning (the verifier's seconds are spent before it, so that
+ * watchers claiming a slot under the same lock do not wait), makes the
+ * second one find the first one's pins and drop its own load.
  */
 static int balloon_attach(void)
 {
 	struct wsr_bpf *skel = NULL;
 	char path[PATH_MAX];
-	int err = -1, dir = open(pin_dir, O_RDONLY | O_DIRECTORY);
+	int err = -1, dir = -1;
 
+	if (balloon_attached())
+		return 0;
+	if (!balloon_kfuncs()) {
+		err_msg("the virtio_balloon driver is not loaded or has no working-set kfuncs");
+		return -1;
+	}
+	skel = open_skel(true, loaded_walk_steps());
+	if (!skel)
+		return -1;
+	if (wsr_bpf__load(skel)) {
+		err_msg("cannot load the balloon programs (run with -v for the verifier log)");
+		goto out;
+	}
+	dir = open(pin_dir, O_RDONLY | O_DIRECTORY);
 	if (dir < 0 || flock(dir, LOCK_EX)) {
 		err_msg("cannot lock %s: %s", pin_dir, strerror(errno));
 		goto out;
@@ -1160,26 +1176,15 @@ static int balloon_attach(void)
 		err = 0;
 		goto out;
 	}
-	if (!balloon_kfuncs()) {
-		err_msg("the virtio_balloon driver is not loaded or has no working-set kfuncs");
-		goto out;
-	}
-	skel = open_skel(true, loaded_walk_steps());
-	if (!skel)
-		goto out;
-	if (wsr_bpf__load(skel)) {
-		err_msg("cannot load the balloon programs (run with -v for the verifier log)");
-		goto out;
-	}
 	pin_path(path, sizeof(path), balloon_pins[1]);
 	if (bpf_program__pin(skel->progs.wsr_balloon_request, path) ||
 	    pin_link(bpf_program__attach(skel->progs.wsr_balloon_reclaim), balloon_pins[0]) ||
-	    pin_link(bpf_program__attach(skel->progs.wsr_balloon_request_hook), balloon_pins[2]))
+	    pin_link(bpf_program__attach(skel->progs.wsr_balloon_request_hook), balloon_pins[2])) {
+		unpin_all(balloon_pins, ARRAY_SIZE(balloon_pins));
 		goto out;
+	}
 	err = 0;
 out:
-	if (err && skel)
-		unpin_all(balloon_pins, ARRAY_SIZE(balloon_pins));
 	wsr_bpf__destroy(skel);
 	if (dir >= 0)
 		close(dir);	/* and the lock with it */
