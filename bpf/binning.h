@@ -56,6 +56,29 @@ static __always_inline __u64 wsr_gens_data_age(const struct wsr_gens *g)
 	return pages && g->now > birth ? g->now - birth : 0;
 }
 
+/*
+ * The oldest generation of one type split into parts by when their pages
+ * were last found young (see vgen.h); nr 0 when not split.
+ */
+#define WSR_VGEN_PARTS	8
+
+struct wsr_vpart {
+	__u64 birth, end;	/* jiffies: last found young within [birth, end] */
+	__u64 pages;
+};
+
+struct wsr_vgen_type {
+	__u64 min_seq;		/* the generation the parts make up */
+	__u32 nr;		/* parts in use, oldest first; the last is its own */
+	__u32 pad;
+	struct wsr_vpart part[WSR_VGEN_PARTS];
+};
+
+/* the parts of a lruvec's oldest generations */
+struct wsr_vgens {
+	struct wsr_vgen_type t[2];	/* anon, file */
+};
+
 /* ms to jiffies, rounding up like msecs_to_jiffies(), saturating */
 static __always_inline __u64 wsr_ms_to_jiffies(__u64 ms, __u64 hz)
 {
@@ -115,9 +138,11 @@ struct wsr_span {
 /* what a binning works on: pointers only, never changed while it runs */
 struct wsr_binning {
 	const struct wsr_gens *g;
+	const struct wsr_vgens *vt;
 	const struct wsr_bounds *b;
 	struct wsr_hist *h;
 	struct wsr_span *s;
+	__u32 slots;			/* per type: 4 generations, then parts */
 };
 
 /* add @n pages to bin @i of type @type */
@@ -234,25 +259,50 @@ static __always_inline void wsr_gen_span(const struct wsr_gens *g, __u64 seq,
 	*old = now - birth;
 }
 
+/* the oldest generation of @type is binned from its parts instead */
+static __always_inline int wsr_split(const struct wsr_gens *g, const struct wsr_vgens *vt,
+				     __u64 type)
+{
+	const struct wsr_vgen_type *t = &vt->t[type & 1];
+
+	return t->nr && t->min_seq == g->min_seq[type & 1];
+}
+
 /*
- * Step @idx of wsr_bin_gens(): type (idx / 64), generation max_seq -
- * (idx / 16 % 4), bin (idx % 16).
+ * Step @idx of wsr_bin_gens(): type (idx / (16 * slots)), then slot
+ * (idx / 16 % slots): generation max_seq - slot for the first four, part
+ * slot - 4 of the oldest generation after; bin (idx % 16).
  */
 static long wsr_bin_step(__u32 idx, void *ctx)
 {
 	const struct wsr_binning *c = ctx;
 	const struct wsr_gens *g = c->g;
 	struct wsr_span *s = c->s;
-	__u64 type = idx >> 6 & 1, k = idx >> 4 & 3, bin = idx & 15, young, old;
-	__u64 seq = g->max_seq - k;
+	__u64 slots = c->slots ? c->slots : WSR_NR_GENS;
+	__u64 type = idx / (16 * slots) & 1, k = idx / 16 % slots, bin = idx & 15;
+	__u64 young, old, seq = g->max_seq - k;
 
 	if (bin == 0) {
-		/* generations below min_seq[type] are empty */
 		s->active = 0;
-		if (k < g->skip || k > g->max_seq || seq < g->min_seq[type])
-			return 0;
-		wsr_gen_span(g, seq, g->now, &young, &old);
-		wsr_span_start(s, type, young, old, g->pages[seq % WSR_NR_GENS][type]);
+		if (k >= WSR_NR_GENS) {
+			const struct wsr_vgen_type *t = &c->vt->t[type];
+			const struct wsr_vpart *p = &t->part[(k - WSR_NR_GENS) & (WSR_VGEN_PARTS - 1)];
+
+			if (!wsr_split(g, c->vt, type) || k - WSR_NR_GENS >= t->nr ||
+			    k - WSR_NR_GENS >= WSR_VGEN_PARTS)
+				return 0;
+			young = g->now > p->end ? g->now - p->end : 0;
+			old = g->now > p->birth ? g->now - p->birth : 0;
+			wsr_span_start(s, type, young, old, p->pages);
+		} else {
+			/* generations below min_seq[type] are empty */
+			if (k < g->skip || k > g->max_seq || seq < g->min_seq[type])
+				return 0;
+			if (seq == g->min_seq[type] && wsr_split(g, c->vt, type))
+				return 0;
+			wsr_gen_span(g, seq, g->now, &young, &old);
+			wsr_span_start(s, type, young, old, g->pages[seq % WSR_NR_GENS][type]);
+		}
 	}
 	if (!s->active)
 		return 0;
@@ -263,14 +313,21 @@ static long wsr_bin_step(__u32 idx, void *ctx)
 
 /*
  * Add a lruvec's generations, from max_seq - g->skip down to min_seq, at
- * their ages at g->now into @h.  @s is scratch space (struct wsr_span).
+ * their ages at g->now into @h; where @vt splits the oldest
+ * generation of a type into parts, the parts instead.  @s is scratch space
+ * (struct wsr_span).
  */
-static __always_inline void wsr_bin_gens(const struct wsr_gens *g, const struct wsr_bounds *b,
-					 struct wsr_hist *h, struct wsr_span *s)
+static __always_inline void wsr_bin_gens(const struct wsr_gens *g, const struct wsr_vgens *vt,
+					 const struct wsr_bounds *b, struct wsr_hist *h,
+					 struct wsr_span *s)
 {
-	struct wsr_binning c = { .g = g, .b = b, .h = h, .s = s };
+	struct wsr_binning c = { .g = g, .vt = vt, .b = b, .h = h, .s = s };
+	__u32 parts = vt->t[0].nr > vt->t[1].nr ? vt->t[0].nr : vt->t[1].nr;
 
-	WSR_LOOP(2 * WSR_NR_GENS * WSR_MAX_BINS, wsr_bin_step, &c);
+	if (parts > WSR_VGEN_PARTS)
+		parts = WSR_VGEN_PARTS;
+	c.slots = WSR_NR_GENS + parts;
+	WSR_LOOP(2 * c.slots * WSR_MAX_BINS, wsr_bin_step, &c);
 }
 
 #endif /* __WSR_BINNING_H */

@@ -22,6 +22,7 @@ struct wsr_refresh_facts {
 	__u64 swap_room;	/* swap pages its memcg limits allow */
 	__u64 gens[2];		/* generations of anon, file */
 	__u64 oldest[2];	/* pages in the oldest one of each */
+	__u64 pages;		/* in all its generations */
 	__u32 protected;	/* below memory.min */
 	__u32 pad;
 };
@@ -53,8 +54,11 @@ static __always_inline int wsr_refresh_merges(const struct wsr_refresh_facts *f,
  * generations at the old end do not count: MGLRU drops them only on
  * eviction, so a lruvec never reclaimed keeps four from its birth, three
  * of them empty, and would never age; merging an empty one loses nothing.
- * Anon generations count only when @can_swap.  With a->merge (the
- * balloon's answers), every lruvec at least refresh_ms old (0: all).
+ * Anon generations count only when @can_swap.  For a balloon answer
+ * (WSR_REFRESH_ALL), every lruvec at least refresh_ms old (0: all); for the
+ * daemon's own aging (WSR_REFRESH_BACKGROUND), every one at least
+ * refresh_ms old, refresh_ms not 0, not below memory.min, with a batch of
+ * pages, merging or not: the aging hooks keep what a merge merges (vgen.h).
  */
 static __always_inline int wsr_refresh_due(const struct wsr_refresh_args *a, __u32 node,
 					   const struct wsr_refresh_facts *f, int can_swap)
@@ -64,8 +68,11 @@ static __always_inline int wsr_refresh_due(const struct wsr_refresh_args *a, __u
 	if (node >= WSR_MAX_NODES || !(a->nodes >> node & 1) || f->birth_j >= a->start_j)
 		return 0;
 	ms = a->refresh_ms[node];
-	if (a->merge)
+	if (a->merge == WSR_REFRESH_ALL)
 		return f->age_ms >= ms;
+	/* a page-table walk is not worth a lruvec of fewer pages than a batch */
+	if (a->merge == WSR_REFRESH_BACKGROUND)
+		return ms && f->age_ms >= ms && !f->protected && f->pages >= WSR_MIN_LRU_BATCH;
 	return ms && f->age_ms >= ms && !f->protected &&
 	       !(can_swap && wsr_refresh_merges(f, 0)) && !wsr_refresh_merges(f, 1);
 }

@@ -37,6 +37,7 @@
 #include "balloon.h"
 #include "reclaim.h"
 #include "refresh.h"
+#include "vgen.h"
 
 /* GPL-compatible: the 6.1 verifier refuses kfunc calls from other programs */
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
@@ -127,6 +128,7 @@ struct memcg_walk {
 /* scratch space too large for the 512-byte BPF stack */
 struct scratch {
 	struct wsr_gens gens;
+	struct wsr_vgens vt;	/* the parts of gens' oldest generations */
 	long nr_pages[WSR_NR_GENS * 2 * 8];	/* [gen][type][zone], flat */
 	struct wsr_report report;
 	struct memcg_walk walk;
@@ -171,11 +173,17 @@ struct {
 static const struct walk_acc zero_acc;
 static const struct wsr_report zero_report;
 
-static __always_inline struct scratch *get_scratch(void)
+/* the one entry of a per-CPU scratch map */
+static __always_inline struct scratch *scratch_in(void *map)
 {
 	__u32 zero = 0;
 
-	return bpf_map_lookup_elem(&scratch_map, &zero);
+	return bpf_map_lookup_elem(map, &zero);
+}
+
+static __always_inline struct scratch *get_scratch(void)
+{
+	return scratch_in(&scratch_map);
 }
 
 /* ---- reading kernel state ---------------------------------------------- */
@@ -263,6 +271,135 @@ static __always_inline struct cgroup_subsys_state *root_memcg_css(void)
 	return BPF_CORE_READ(root, cgrp.subsys[id]);
 }
 
+/* ---- virtual generations (see vgen.h) -------------------------------------- */
+
+/* per lruvec, from its first aging with four generations to its memcg's removal */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, WSR_MAX_VGENS);
+	__type(key, struct wsr_key);
+	__type(value, struct wsr_vgen);
+} vgens SEC(".maps");
+
+static const struct wsr_vgen zero_vgen;
+
+/*
+ * The aging hooks' scratch, apart from scratch_map: reclaim can age a
+ * lruvec on a CPU whose scratch_map a preempted reader or walk still uses
+ * (on a kernel with full preemption).
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct scratch);
+} aging_scratch SEC(".maps");
+
+static __always_inline struct scratch *get_aging_scratch(void)
+{
+	return scratch_in(&aging_scratch);
+}
+
+static __always_inline void lruvec_key(struct lruvec *lruvec, struct wsr_key *key)
+{
+	key->cgroup_id = css_cgroup_id(&lruvec_memcg(lruvec)->css);
+	key->node = BPF_CORE_READ(lruvec, pgdat, node_id);
+	key->pad = 0;
+}
+
+/* the parts of @lruvec's oldest generations, as of s->gens, into s->vt */
+static __noinline int read_parts(struct lruvec *lruvec, struct scratch *s)
+{
+	struct wsr_key key;
+	struct wsr_vgen *v;
+
+	lruvec_key(lruvec, &key);
+	v = bpf_map_lookup_elem(&vgens, &key);
+	s->vt.t[0].nr = 0;
+	s->vt.t[1].nr = 0;
+	if (!v)
+		return 0;
+	s->vt = v->parts;
+	wsr_vgen_sync(&s->vt.t[0], &s->gens, 0, &s->gens, 0, v->agings > 0);
+	wsr_vgen_sync(&s->vt.t[1], &s->gens, 1, &s->gens, 0, v->agings > 0);
+	return 0;
+}
+
+/*
+ * @lruvec's kept parts, locked for an update, created if @create and its
+ * memcg is online (an offline one's entry, deleted by wsr_offline, must
+ * not come back).  NULL if another CPU holds them through 64 tries: that
+ * update is lost, and the parts fall back on MGLRU's births at the next
+ * merge.
+ */
+static __always_inline struct wsr_vgen *lock_parts(struct lruvec *lruvec, bool create)
+{
+	struct mem_cgroup *memcg = lruvec_memcg(lruvec);
+	struct wsr_key key;
+	struct wsr_vgen *v;
+	__u32 i;
+
+	lruvec_key(lruvec, &key);
+	v = bpf_map_lookup_elem(&vgens, &key);
+	if (!v && create && (BPF_CORE_READ(memcg, css.flags) & CSS_ONLINE)) {
+		bpf_map_update_elem(&vgens, &key, &zero_vgen, BPF_NOEXIST);
+		v = bpf_map_lookup_elem(&vgens, &key);
+		if (!v)
+			STAT_INC(maps_full);
+	}
+	if (!v)
+		return NULL;
+	/* the other CPU's update is a few hundred instructions */
+	for (i = 0; i < 64; i++)
+		if (!__sync_val_compare_and_swap(&v->busy, 0, 1))
+			return v;
+	return NULL;
+}
+
+/* a full barrier (BPF_XCHG): the updates are seen before the unlock */
+static __always_inline void unlock_parts(struct wsr_vgen *v)
+{
+	__sync_lock_test_and_set(&v->busy, 0);
+}
+
+SEC("fentry/try_to_inc_max_seq")
+int BPF_PROG(wsr_aging_begin, struct lruvec *lruvec, unsigned long max_seq,
+	     struct scan_control *sc, bool can_swap)
+{
+	struct scratch *s = get_aging_scratch();
+	struct wsr_vgen *v;
+
+	if (!s || read_gens(lruvec, s))
+		return 0;
+	s->gens.now = bpf_jiffies64();
+	/* only a lruvec with four generations merges one when aged */
+	v = lock_parts(lruvec, wsr_gens_full(&s->gens));
+	if (!v)
+		return 0;
+	wsr_vgen_begin(v, &s->gens, can_swap);
+	unlock_parts(v);
+	return 0;
+}
+
+SEC("fexit/try_to_inc_max_seq")
+int BPF_PROG(wsr_aging_end, struct lruvec *lruvec, unsigned long max_seq,
+	     struct scan_control *sc, bool can_swap)
+{
+	struct scratch *s = get_aging_scratch();
+	struct wsr_vgen *v;
+
+	if (!s || read_gens(lruvec, s))
+		return 0;
+	s->gens.now = bpf_jiffies64();
+	v = lock_parts(lruvec, false);
+	if (!v)
+		return 0;
+	wsr_vgen_end(v, &s->gens, can_swap);
+	unlock_parts(v);
+	return 0;
+}
+
 /* ---- histograms ---------------------------------------------------------- */
 
 /* bin bounds of @cfg in jiffies into s->bounds */
@@ -281,12 +418,12 @@ static __always_inline void load_bounds(const struct wsr_config *cfg, bool reacc
  * A global function: the verifier checks it once on its own instead of
  * at every call site, which keeps loading fast even under emulation.
  */
-__noinline int bin_gens(const struct wsr_gens *g, const struct wsr_bounds *b,
-			struct wsr_hist *h, struct wsr_span *span)
+__noinline int bin_gens(const struct wsr_gens *g, const struct wsr_vgens *vt,
+			const struct wsr_bounds *b, struct wsr_hist *h, struct wsr_span *span)
 {
-	if (!g || !b || !h || !span)
+	if (!g || !vt || !b || !h || !span)
 		return 0;
-	wsr_bin_gens(g, b, h, span);
+	wsr_bin_gens(g, vt, b, h, span);
 	return 0;
 }
 
@@ -324,10 +461,11 @@ static __noinline int add_lruvec(struct lruvec *lruvec, const struct wsr_config 
 		load_bounds(cfg, false, s);
 	s->gens.now = bpf_jiffies64();
 	s->gens.skip = 0;
+	read_parts(lruvec, s);
 	age = wsr_gens_data_age(&s->gens);
 	if (age > s->data_age_j)
 		s->data_age_j = age;
-	return bin_gens(&s->gens, &s->bounds, h, &s->span);
+	return bin_gens(&s->gens, &s->vt, &s->bounds, h, &s->span);
 }
 
 /* ---- subtree walks ------------------------------------------------------ */
@@ -474,9 +612,12 @@ static __always_inline struct wsr_report *claim_report(struct wsr_key *key,
 		}
 	}
 	/*
-	 * The claim's own clock, not time_ns: time_ns is written once the
+	 * Claims are made on their own clock: time_ns is written once the
 	 * histogram is, so that a reader never sees a new time on old bins.
+	 * Both must be report_ms old, so that reports' times are too.
 	 */
+	if (rep->time_ns && now - rep->time_ns < cfg->report_ms * 1000000ULL)
+		return NULL;
 	last = rep->claim_ns;
 	if (last && now - last < cfg->report_ms * 1000000ULL)
 		return NULL;
@@ -569,7 +710,10 @@ static __noinline int bin_reaccess(__u64 root, __u32 node, struct scratch *s)
 	/* max_seq is where reaccessed pages go: count the others */
 	s->gens.now = bpf_jiffies64();
 	s->gens.skip = 1;
-	bin_gens(&s->gens, &s->bounds, &s->delta, &s->span);
+	/* a reaccessed page's age is its generation's: no parts */
+	s->vt.t[0].nr = 0;
+	s->vt.t[1].nr = 0;
+	bin_gens(&s->gens, &s->vt, &s->bounds, &s->delta, &s->span);
 	for (i = 0; i < WSR_MAX_BINS; i++) {
 		if (s->delta.anon[i])
 			__sync_fetch_and_add(&h->anon[i], s->delta.anon[i]);
@@ -821,6 +965,7 @@ static __always_inline void refresh_facts(struct wsr_refresh_facts *f, struct sc
 					  __u64 now, __u64 swap_room, int prot)
 {
 	struct wsr_gens *g = &s->gens;
+	__u32 i;
 
 	f->birth_j = g->birth[g->max_seq & (WSR_NR_GENS - 1)];
 	f->age_ms = now > f->birth_j ? (now - f->birth_j) * 1000 / CONFIG_HZ : 0;
@@ -830,6 +975,9 @@ static __always_inline void refresh_facts(struct wsr_refresh_facts *f, struct sc
 	f->oldest[0] = g->pages[g->min_seq[0] & (WSR_NR_GENS - 1)][0];
 	f->gens[1] = g->max_seq - g->min_seq[1] + 1;
 	f->oldest[1] = g->pages[g->min_seq[1] & (WSR_NR_GENS - 1)][1];
+	f->pages = 0;
+	for (i = 0; i < WSR_NR_GENS; i++)
+		f->pages += g->pages[i][0] + g->pages[i][1];
 }
 
 /*
@@ -915,9 +1063,7 @@ struct {
 
 static __always_inline struct scratch *get_request_scratch(void)
 {
-	__u32 zero = 0;
-
-	return bpf_map_lookup_elem(&request_scratch, &zero);
+	return scratch_in(&request_scratch);
 }
 
 /* the device's configuration into s->bcfg, and its bins into s->bbins */
@@ -1138,6 +1284,7 @@ int BPF_PROG(wsr_offline, struct cgroup_subsys_state *css)
 		bpf_map_delete_elem(&reports, &key);
 		bpf_map_delete_elem(&live, &key);
 		bpf_map_delete_elem(&reaccess, &key);
+		bpf_map_delete_elem(&vgens, &key);
 	}
 	return 0;
 }

@@ -38,6 +38,10 @@
 #define WSR_MAX_WALK_STEPS	(1U << 20)
 /* reaccess counts go to this many ancestors of a memcg at most */
 #define WSR_MAX_ANCESTORS	64
+/* the daemon's own aging runs at most this often (wsr daemon, README) */
+#define WSR_BACKGROUND_MIN_MS	500
+/* lruvecs whose merged generations wsr keeps apart (bpf/vgen.h) */
+#define WSR_MAX_VGENS		65536
 
 /* One histogram per (memcg, node); memcg is the cgroup v2 inode number. */
 struct wsr_key {
@@ -117,7 +121,14 @@ struct wsr_refresh_args {
 	__u64 swap_free;	/* free swap pages on the machine */
 	__u64 start_j;		/* jiffies when the refresh began: set by BPF */
 	__u32 swappiness;	/* vm.swappiness */
-	__u32 merge;		/* age full lruvecs too, merging (balloon answers) */
+	__u32 merge;		/* enum wsr_refresh_mode */
+};
+
+/* which lruvecs a refresh ages (bpf/refresh.h) */
+enum wsr_refresh_mode {
+	WSR_REFRESH_SEED,	/* a read: as the seed's refresh_wss() */
+	WSR_REFRESH_ALL,	/* a balloon answer: all that are refresh_ms old (0: all) */
+	WSR_REFRESH_BACKGROUND,	/* the daemon: refresh_ms old, refresh_ms not 0, not below memory.min */
 };
 
 /*

@@ -237,13 +237,17 @@ static int resolve_memcg(const char *path, struct memcg *m)
 /* ---- histograms ---------------------------------------------------------------- */
 
 /* the read end of a new session of the pinned cgroup iterator @prog over @cg */
-static int iter_open(int prog, int cg, bool subtree)
+static int iter_open(int prog, int cg, __u64 id, bool subtree)
 {
 	LIBBPF_OPTS(bpf_link_create_opts, opts);
 	union bpf_iter_link_info linfo = {};
 	int link, iter;
 
-	linfo.cgroup.cgroup_fd = cg;
+	/* by its folder, or (@cg < 0) by its id */
+	if (cg >= 0)
+		linfo.cgroup.cgroup_fd = cg;
+	else
+		linfo.cgroup.cgroup_id = id;
 	linfo.cgroup.order = subtree ? BPF_CGROUP_ITER_DESCENDANTS_PRE : BPF_CGROUP_ITER_SELF_ONLY;
 	opts.iter_info = &linfo;
 	opts.iter_info_len = sizeof(linfo);
@@ -266,7 +270,7 @@ static int run_iter(const char *pin, const struct memcg *m, bool subtree, FILE *
 	cg = open(m->abs, O_RDONLY | O_DIRECTORY);
 	if (prog < 0 || cg < 0)
 		goto out;
-	iter = iter_open(prog, cg, subtree);
+	iter = iter_open(prog, cg, 0, subtree);
 	if (iter < 0) {
 		err_msg("cannot create the %s iterator: %s", pin, strerror(errno));
 		goto out;
@@ -331,13 +335,15 @@ static int age_lines(int fd, char *buf, ssize_t n)
  * through MGLRU's debugfs interface: the pinned iterator prog_refresh
  * prints the commands.  Work grows with the subtree, not with the machine.
  * A cgroup iterator stops when its read buffer is full: what it printed is
- * aged, and it runs again, until a run ends by itself.
+ * aged, and it runs again, until a run ends by itself.  @m without a
+ * folder (abs "") is found by its id.
  */
 static int refresh_subtree(const struct memcg *m, struct wsr_refresh_args *a)
 {
 	static char buf[64 * 1024];
 	int args = open_pin("refresh_args"), prog = open_pin("prog_refresh");
-	int cg = open(m->abs, O_RDONLY | O_DIRECTORY), fd = open(LRU_GEN_DEBUGFS, O_WRONLY);
+	int cg = m->abs[0] ? open(m->abs, O_RDONLY | O_DIRECTORY) : -1;
+	int fd = open(LRU_GEN_DEBUGFS, O_WRONLY);
 	__u32 tgid = getpid(), run;
 	int iter, err = -1;
 	ssize_t n;
@@ -345,16 +351,18 @@ static int refresh_subtree(const struct memcg *m, struct wsr_refresh_args *a)
 	if (fd < 0)
 		err_msg("cannot open %s: %s (needs debugfs and CONFIG_LRU_GEN)",
 			LRU_GEN_DEBUGFS, strerror(errno));
-	if (args < 0 || prog < 0 || cg < 0 || fd < 0)
+	if (args < 0 || prog < 0 || (cg < 0 && m->abs[0]) || fd < 0)
 		goto out;
 	swap_state(a);
 	a->start_j = 0;
 	if (bpf_map_update_elem(args, &tgid, a, BPF_ANY))
 		goto out;
 	for (run = 0; run < 1000 && err; run++) {
-		iter = iter_open(prog, cg, true);
+		iter = iter_open(prog, cg, m->id, true);
 		if (iter < 0) {
-			err_msg("cannot run prog_refresh: %s", strerror(errno));
+			/* a memcg found by id may have gone since */
+			if (errno != ENOENT || m->abs[0])
+				err_msg("cannot run prog_refresh: %s", strerror(errno));
 			break;
 		}
 		while ((n = read(iter, buf, sizeof(buf))) > 0 && !age_lines(fd, buf, n))
@@ -365,7 +373,7 @@ static int refresh_subtree(const struct memcg *m, struct wsr_refresh_args *a)
 			run = 1000;	/* a failure other than a full buffer */
 		close(iter);
 	}
-	if (err)
+	if (err && (errno != ENOENT || m->abs[0]))
 		err_msg("refreshing %s failed: %s", m->rel, strerror(errno));
 	bpf_map_delete_elem(args, &tgid);
 out:
@@ -508,9 +516,10 @@ struct cli {
 	long count;
 	__u64 interval_ms;
 	__u64 walk_steps;
+	bool seed_aging;
 };
 
-enum { OPT_NO_REFRESH = 256, OPT_INTERVAL, OPT_WALK_STEPS };
+enum { OPT_NO_REFRESH = 256, OPT_INTERVAL, OPT_WALK_STEPS, OPT_SEED_AGING };
 
 static const struct option cli_options[] = {
 	{ "memcg", required_argument, NULL, 'm' },
@@ -520,6 +529,7 @@ static const struct option cli_options[] = {
 	{ "no-refresh", no_argument, NULL, OPT_NO_REFRESH },
 	{ "interval-ms", required_argument, NULL, OPT_INTERVAL },
 	{ "max-walk-steps", required_argument, NULL, OPT_WALK_STEPS },
+	{ "seed-aging", no_argument, NULL, OPT_SEED_AGING },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{ 0 },
@@ -575,6 +585,15 @@ static void usage(FILE *f)
 "                         memcg walk may take (one per memcg or level; 1 to\n"
 "                         1048576, the default); a walk cut short makes an\n"
 "                         incomplete report (\"incomplete\":true, a warning)\n"
+"      --seed-aging       daemon: age only as the seed does, on reads and\n"
+"                         balloon requests.  Without it the daemon also ages,\n"
+"                         at each --interval-ms (at most every 500 ms) every\n"
+"                         lruvec of 64 pages or more whose memcg (or\n"
+"                         an ancestor) has refresh_ms and whose youngest\n"
+"                         generation is older than that (not below\n"
+"                         memory.min), and every lruvec at the balloon\n"
+"                         device's refresh_ms: histograms stay right at both\n"
+"                         ends (README: \"Aging and idle ages\")\n"
 "  -v, --verbose          libbpf debug output, with each BPF program's\n"
 "                         verifier cost (instructions processed)\n"
 "      --pin-dir DIR      bpffs folder of the pins (default /sys/fs/bpf/wsr)\n"
@@ -638,6 +657,9 @@ static int parse_cli(int argc, char **argv, struct cli *c)
 				err_msg("--interval-ms must be at least 1");
 				return -1;
 			}
+			break;
+		case OPT_SEED_AGING:
+			c->seed_aging = true;
 			break;
 		case OPT_WALK_STEPS:
 			if (wsr_parse_u64(optarg, &c->walk_steps, "--max-walk-steps", &err))
@@ -952,6 +974,7 @@ out:
 /* ---- daemon ----------------------------------------------------------------------- */
 
 static const char *const link_pins[] = { "link_reclaim", "link_reaccess", "link_offline",
+					 "link_aging_begin", "link_aging_end",
 					 "histogram", "prog_histogram", "prog_refresh" };
 /* the balloon programs' pins: they keep the virtio_balloon module loaded */
 static const char *const balloon_pins[] = { "link_balloon_reclaim", "prog_balloon_request",
@@ -980,6 +1003,13 @@ static int check_attach_targets(struct wsr_bpf *skel)
 	if (btf__find_by_name_kind(btf, "bpf_iter__cgroup", BTF_KIND_STRUCT) < 0) {
 		err_msg("kernel has no cgroup iterator (bpf_iter__cgroup): Linux 6.1+ needed");
 		err = -1;
+	}
+	/* without the aging hooks, merged generations take MGLRU's births */
+	if (btf__find_by_name_kind(btf, "try_to_inc_max_seq", BTF_KIND_FUNC) < 0) {
+		err_msg("attach target try_to_inc_max_seq not found: merged generations take "
+			"MGLRU's births, and the daemon does not age on its own");
+		bpf_program__set_autoload(skel->progs.wsr_aging_begin, false);
+		bpf_program__set_autoload(skel->progs.wsr_aging_end, false);
 	}
 	/* reaccess is optional: without it the rest still works */
 	if (btf__find_by_name_kind(btf, "reset_batch_size", BTF_KIND_FUNC) < 0) {
@@ -1095,6 +1125,10 @@ static int load_and_pin(__u32 walk_steps)
 		goto out;
 	if (bpf_program__autoload(skel->progs.wsr_reaccess) &&
 	    pin_link(bpf_program__attach(skel->progs.wsr_reaccess), "link_reaccess"))
+		goto out;
+	if (bpf_program__autoload(skel->progs.wsr_aging_begin) &&
+	    (pin_link(bpf_program__attach(skel->progs.wsr_aging_begin), "link_aging_begin") ||
+	     pin_link(bpf_program__attach(skel->progs.wsr_aging_end), "link_aging_end")))
 		goto out;
 	err = 0;
 out:
@@ -1291,7 +1325,7 @@ static int balloon_claim(__u64 request, __u64 until_ns)
  */
 static int balloon_answer(const char *dir, __u64 requests)
 {
-	struct wsr_refresh_args args = { .nodes = memory_nodes(), .merge = 1 };
+	struct wsr_refresh_args args = { .nodes = memory_nodes(), .merge = WSR_REFRESH_ALL };
 	__u64 ms = read_u64(dir, "refresh_ms");
 	unsigned int answered = 0, n;
 	struct memcg root;
@@ -1321,6 +1355,93 @@ static int balloon_answer(const char *dir, __u64 requests)
 		err = -1;
 	}
 	return err;
+}
+
+/*
+ * The daemon's own aging (not --seed-aging), each --interval-ms: the
+ * subtree of every memcg configured with refresh_ms on a node, and with a
+ * balloon device whose refresh_ms is not 0 every lruvec, are aged where
+ * the youngest generation is older than that (bpf/refresh.h,
+ * WSR_REFRESH_BACKGROUND).  The young end of a histogram is then never
+ * older than refresh_ms plus the interval; what aging merges at the old
+ * end, the aging hooks keep (bpf/vgen.h).
+ */
+static void age_in_background(void)
+{
+	static __u64 last_ns;
+	static bool said;
+	struct subtree {
+		__u64 id;
+		struct wsr_refresh_args a;
+	} *v = NULL, *grown;
+	struct wsr_key key, at;
+	struct wsr_config cfg;
+	bool first = true;
+	size_t nr = 0, i;
+	char path[PATH_MAX], dir[256];
+	__u64 ms, now = now_ns();
+	int fd;
+
+	/*
+	 * Not without the hooks that keep merged generations (an older load,
+	 * or a kernel without try_to_inc_max_seq): aging would merge them
+	 * away.  Not more often than WSR_BACKGROUND_MIN_MS.
+	 */
+	pin_path(path, sizeof(path), "link_aging_begin");
+	if (access(path, F_OK)) {
+		if (!said)
+			err_msg("warning: no aging hooks pinned (an older load, or no "
+				"try_to_inc_max_seq): the daemon does not age on its own");
+		said = true;
+		return;
+	}
+	if (now - last_ns < WSR_BACKGROUND_MIN_MS * 1000000ULL)
+		return;
+	last_ns = now;
+	pin_path(path, sizeof(path), "config");
+	fd = bpf_obj_get(path);
+	if (fd < 0)
+		return;
+	/* a key can go between two calls: then the walk starts over, rarely */
+	while (!bpf_map_get_next_key(fd, first ? NULL : &at, &key)) {
+		first = false;
+		at = key;
+		if (bpf_map_lookup_elem(fd, &at, &cfg) || !cfg.refresh_ms ||
+		    at.node >= WSR_MAX_NODES)
+			continue;
+		for (i = 0; i < nr && v[i].id != at.cgroup_id; i++)
+			;
+		if (i == nr) {
+			grown = realloc(v, (nr + 1) * sizeof(*v));
+			if (!grown)
+				break;
+			v = grown;
+			v[nr++] = (struct subtree){ .id = at.cgroup_id,
+						    .a.merge = WSR_REFRESH_BACKGROUND };
+		}
+		v[i].a.refresh_ms[at.node] = cfg.refresh_ms;
+		v[i].a.nodes |= 1ULL << at.node;
+	}
+	close(fd);
+	if (!balloon_dir(dir, sizeof(dir)) && (ms = read_u64(dir, "refresh_ms"))) {
+		grown = realloc(v, (nr + 1) * sizeof(*v));
+		if (grown) {
+			v = grown;
+			v[nr] = (struct subtree){ .id = WSR_ROOT_CGROUP,
+						  .a.merge = WSR_REFRESH_BACKGROUND,
+						  .a.nodes = memory_nodes() };
+			for (i = 0; i < WSR_MAX_NODES; i++)
+				v[nr].a.refresh_ms[i] = ms;
+			nr++;
+		}
+	}
+	for (i = 0; i < nr; i++) {
+		struct memcg m = { .id = v[i].id };
+
+		snprintf(m.rel, sizeof(m.rel), "cgroup id %llu", (unsigned long long)v[i].id);
+		refresh_subtree(&m, &v[i].a);
+	}
+	free(v);
 }
 
 /* what the daemon knows of the balloon device between two polls */
@@ -1419,6 +1540,16 @@ static void balloon_serve(struct balloon_watch *w, int timeout_ms)
 	poll(pfd, 2, timeout_ms);
 }
 
+/* the inode of the pinned reclaim link: a new load pins a new one (0: none) */
+static ino_t loaded_inode(void)
+{
+	char path[PATH_MAX];
+	struct stat st;
+
+	pin_path(path, sizeof(path), "link_reclaim");
+	return stat(path, &st) ? 0 : st.st_ino;
+}
+
 static bool loaded(void)
 {
 	char path[PATH_MAX];
@@ -1493,7 +1624,7 @@ static int cmd_daemon(int argc, char **argv)
 {
 	struct balloon_watch bw = { .fd = { -1, -1 } };
 	struct wsr_stats logged = {};
-	ino_t module = 0;
+	ino_t module = 0, pins;
 	struct cli c = {};
 	int err = parse_options_only(argc, argv, &c);
 
@@ -1516,6 +1647,7 @@ static int cmd_daemon(int argc, char **argv)
 			return 1;
 		fprintf(stderr, "wsr: loaded and pinned in %s\n", pin_dir);
 	}
+	pins = loaded_inode();
 	check_nonleaf_young();
 	balloon_module_appeared(&module);
 	if (balloon_kfuncs() && !balloon_attached() && !balloon_attach())
@@ -1523,6 +1655,15 @@ static int cmd_daemon(int argc, char **argv)
 	/* requests are ours for WSR_BALLOON_DAEMON_MS, then the request hook's */
 	balloon_claim(0, 1);
 	while (!exiting) {
+		/*
+		 * Unloaded, or loaded again by another daemon: these are not
+		 * our programs any more, and two daemons would age twice.
+		 */
+		if (loaded_inode() != pins) {
+			fprintf(stderr, "wsr: the programs in %s were unloaded or replaced: "
+				"exiting\n", pin_dir);
+			break;
+		}
 		/*
 		 * virtio_balloon loaded after we started: attach to it.  Only
 		 * then: "wsr balloon detach" must stay detached for an rmmod.
@@ -1535,6 +1676,8 @@ static int cmd_daemon(int argc, char **argv)
 				module = 0;	/* try again next time */
 		}
 		check_limits(&logged);
+		if (!c.seed_aging)
+			age_in_background();
 		balloon_serve(&bw, c.interval_ms);
 	}
 	balloon_claim(0, 0);
@@ -1549,7 +1692,7 @@ static int cmd_unload(int argc, char **argv)
 					    "watchers", "watch0", "watch1", "watch2", "watch3",
 					    "watch4", "watch5", "watch6", "watch7", "scratch_map",
 					    "walks", "refresh_walks", "refresh_args", "balloon",
-					    "request_scratch",
+					    "request_scratch", "vgens", "aging_scratch",
 					    "balloon_claim" };
 
 	(void)argv;

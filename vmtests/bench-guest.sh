@@ -91,3 +91,4 @@ for type in anon file; do
 	killall wsr-workload 2>/dev/null
 	sleep 0.5
 done
+

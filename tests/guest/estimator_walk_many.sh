@@ -7,7 +7,7 @@
 n=${1:?usage: estimator_walk_many.sh N}
 s0="" s1=""
 last=$((n - 1))
-wsr_start
+wsr_start --seed-aging
 top=$(make_memcg est-many)
 echo +memory >"$top/cgroup.subtree_control" || fail "cannot enable memory in $top"
 t0=$(date +%s)

@@ -61,11 +61,12 @@ lru_gen_max_seq() {
 	lru_gen_gens "$1" "$2" | tail -n 1 | cut -d' ' -f1
 }
 
-# wsr_start: a fresh wsr: unload whatever is pinned, start the daemon
+# wsr_start [DAEMON-OPTION...]: a fresh wsr: unload whatever is pinned,
+# start the daemon
 wsr_start() {
 	local i
 	wsr unload 2>/dev/null
-	wsr daemon --interval-ms 500 >/tmp/wsrd.log 2>&1 &
+	wsr daemon --interval-ms 500 "$@" >/tmp/wsrd.log 2>&1 &
 	WSRD=$!
 	for i in $(seq 1 300); do
 		[ -e /sys/fs/bpf/wsr/link_reclaim ] && return 0

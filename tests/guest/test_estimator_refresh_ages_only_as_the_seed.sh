@@ -1,3 +1,4 @@
+# Seed rules alone: wsr daemon --seed-aging (no aging of its own).
 # refresh_ms as the seed's refresh_wss(): a read ages a lruvec only when
 # its youngest generation is older than refresh_ms, it has fewer than
 # MGLRU's four generations (empty ones at the old end, which MGLRU drops
@@ -5,7 +6,7 @@
 # refresh_ms 0 means reads never age.  Two memcgs under /est-refresh hold
 # a workload each on node 0; "prot" has a memory.min above its usage.
 . "$(dirname "$0")/lib.sh"
-wsr_start
+wsr_start --seed-aging
 top=$(make_memcg est-refresh)
 echo +memory >"$top/cgroup.subtree_control" || fail "cannot enable memory in $top"
 free=$(make_memcg est-refresh/free)

@@ -147,7 +147,7 @@ static const char *generations_map_to_their_ages(void)
 	g.pages[10 % 4][1] = 99;	/* below file min_seq: empty by definition */
 	g.pages[13 % 4][1] = 5;
 	g.now = 3000;
-	wsr_bin_gens(&g, &b, &h, &(struct wsr_span){0});
+	wsr_bin_gens(&g, &(struct wsr_vgens){0}, &b, &h, &(struct wsr_span){0});
 	CHECK(anon[0] == 10 && anon[1] == 20 && anon[2] == 30 && anon[3] == 40,
 	      "anon %llu/%llu/%llu/%llu", anon[0], anon[1], anon[2], anon[3]);
 	CHECK(file[0] == 5 && sum(file, 4) == 5, "file bin 0 = %llu, total %llu",
@@ -167,7 +167,7 @@ static const char *skip_leaves_out_youngest(void)
 	g.pages[4 % 4][0] = 11;
 	g.now = 200;
 	g.skip = 1;
-	wsr_bin_gens(&g, &b, &h, &(struct wsr_span){0});
+	wsr_bin_gens(&g, &(struct wsr_vgens){0}, &b, &h, &(struct wsr_span){0});
 	CHECK(sum(h.anon, 4) == 11 && h.anon[1] == 11, "anon bin 1 = %llu, total %llu",
 	      h.anon[1], sum(h.anon, 4));
 	return NULL;

@@ -30,6 +30,7 @@
 
 struct opts {
 	long long hot_mib, cold_mib, node, period_ms, reaccess_ms, random_touches;
+	long long warm_mib, warm_period_ms;
 	int file;
 	const char *path, *cgroup, *ready;
 };
@@ -43,7 +44,9 @@ static void usage(void)
 	printf("usage: wsr-workload --hot MIB --cold MIB [--type anon|file] [--node N]\n"
 	       "         [--file PATH] [--period-ms MS] [--cgroup DIR] [--ready FILE]\n"
 	       "         [--reaccess-after-ms MS] [--random-touches N]\n"
+	       "         [--warm MIB --warm-period-ms MS]\n"
 	       "Touches HOT+COLD MiB once, then only HOT MiB every MS ms (default 100).\n"
+	       "--warm adds MIB between hot and cold, touched every --warm-period-ms.\n"
 	       "--type file maps PATH (default /tmp/wsr-workload.<pid>) MAP_SHARED.\n"
 	       "example: wsr-workload --hot 64 --cold 192 --node 1 --ready /tmp/w.ready\n");
 }
@@ -100,6 +103,8 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		{ "ready", required_argument, NULL, 'r' },
 		{ "reaccess-after-ms", required_argument, NULL, 'a' },
 		{ "random-touches", required_argument, NULL, 'R' },
+		{ "warm", required_argument, NULL, 'W' },
+		{ "warm-period-ms", required_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -124,6 +129,12 @@ static void parse_args(int argc, char **argv, struct opts *o)
 			break;
 		case 'R':
 			o->random_touches = parse_num("random-touches", optarg, 1ULL << 40);
+			break;
+		case 'W':
+			o->warm_mib = parse_num("warm", optarg, MAX_MIB);
+			break;
+		case 'P':
+			o->warm_period_ms = parse_num("warm-period-ms", optarg, UINT32_MAX);
 			break;
 		case 'f':
 			o->path = optarg;
@@ -154,6 +165,8 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		fail(2, "--hot and --cold are both 0: nothing to allocate");
 	if (!o->period_ms)
 		fail(2, "--period-ms must be at least 1");
+	if ((o->warm_mib > 0) != (o->warm_period_ms > 0))
+		fail(2, "--warm and --warm-period-ms go together, both above 0");
 	if (o->path && !o->file)
 		fail(2, "--file needs --type file");
 	if (o->ready && strlen(o->ready) > PATH_MAX - 32)
@@ -287,23 +300,25 @@ static void on_signal(int sig)
 int main(int argc, char **argv)
 {
 	struct opts o = { .hot_mib = UNSET, .cold_mib = UNSET, .node = UNSET,
-			  .period_ms = 100, .reaccess_ms = UNSET, .random_touches = UNSET };
+			  .period_ms = 100, .reaccess_ms = UNSET, .random_touches = UNSET,
+			  .warm_mib = 0, .warm_period_ms = 0 };
 	struct sigaction sa = { .sa_handler = on_signal };
-	unsigned long long period, next, reaccess_at = ULLONG_MAX;
-	size_t hot, len;
+	unsigned long long period, next, reaccess_at = ULLONG_MAX, warm_next = ULLONG_MAX;
+	size_t hot, warm, len;
 	int fd = -1;
 	char *base;
 
 	parse_args(argc, argv, &o);
 	hot = o.hot_mib * MIB;
-	len = hot + o.cold_mib * MIB;
+	warm = o.warm_mib * MIB;
+	len = hot + warm + o.cold_mib * MIB;
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
 	if (o.cgroup)
 		join_cgroup(o.cgroup);
 	if (o.file)
 		fd = open_backing(&o, len);
-	/* One mapping: hot is the first HOT MiB, cold the rest. */
+	/* One mapping: hot is the first HOT MiB, then warm, cold the rest. */
 	base = mmap(NULL, len, PROT_READ | PROT_WRITE,
 		    o.file ? MAP_SHARED : MAP_PRIVATE | MAP_ANONYMOUS, fd, 0);
 	if (base == MAP_FAILED)
@@ -328,10 +343,18 @@ int main(int argc, char **argv)
 	next = now_ns() + period;
 	if (o.reaccess_ms != UNSET)
 		reaccess_at = now_ns() + o.reaccess_ms * NSEC_PER_MS;
+	if (warm)
+		warm_next = now_ns() + o.warm_period_ms * NSEC_PER_MS;
 	for (;;) {
-		sleep_until(next < reaccess_at ? next : reaccess_at);
+		unsigned long long wake = next < reaccess_at ? next : reaccess_at;
+
+		sleep_until(wake < warm_next ? wake : warm_next);
+		if (now_ns() >= warm_next) {
+			touch(base + hot, warm);
+			warm_next += o.warm_period_ms * NSEC_PER_MS;
+		}
 		if (now_ns() >= reaccess_at) {
-			touch(base + hot, len - hot);
+			touch(base + hot + warm, len - hot - warm);
 			announce(o.ready, ".reaccess", "reaccessed");
 			reaccess_at = ULLONG_MAX;
 		}

@@ -1,0 +1,263 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Virtual generations: the oldest MGLRU generation of a lruvec, split into
+ * parts by when their pages were last found young.
+ *
+ * MGLRU keeps at most four generations.  Aging a lruvec that has four
+ * merges the oldest into the next (inc_min_seq()), and the merged pages take
+ * that one's birth: aged every second, a region idle for ten minutes reads
+ * as idle for three seconds.  Aged rarely, a hot set sits in a generation
+ * born at the last aging and reads as old.  wsr records around each aging
+ * (fentry and fexit of try_to_inc_max_seq()) what a merge merged, and when
+ * it was born, as parts of the oldest generation, so that aging as often as
+ * the young end needs loses nothing at the old end.
+ *
+ * The model, whose error bounds README gives:
+ * - a part keeps the span [birth, end] of the generation it was, and its
+ *   pages are spread evenly over it, as those of a real generation are;
+ * - pages that leave the oldest generation during an aging's page-table
+ *   walk were found young: they come off its youngest parts first; pages
+ *   that leave it at other times were evicted: oldest parts first;
+ * - pages that join it (lru_gen_add_folio() puts some there) join its own
+ *   part, the youngest;
+ * - beyond WSR_VGEN_PARTS, the two adjacent parts whose union spans the
+ *   least time become one (never the own part).
+ *
+ * Pure arithmetic with no kernel types, included by wsr.bpf.c and by the
+ * host unit tests, so that the rules the guest runs are the ones tested.
+ */
+#ifndef __WSR_VGEN_H
+#define __WSR_VGEN_H
+
+#include "binning.h"
+
+/* what wsr keeps of a lruvec (the map "vgens"), once it has four generations */
+struct wsr_vgen {
+	struct wsr_vgens parts;
+	struct wsr_gens snap;		/* as the last aging found it when it began */
+	__u64 busy;			/* a CPU is updating it (see lock_parts()) */
+	__u64 agings;			/* agings under way: leaving pages were found young */
+	__u64 can_swap;			/* the snapshot's aging moves anon pages */
+};
+
+/* the span in jiffies of generation @seq, given its lruvec's births */
+static __always_inline void wsr_seq_span(const __u64 *birth, __u64 max_seq, __u64 now,
+					 __u64 seq, __u64 *from, __u64 *to)
+{
+	__u64 lo = birth[seq % WSR_NR_GENS];
+	__u64 hi = seq == max_seq ? now : birth[(seq + 1) % WSR_NR_GENS];
+
+	/* timestamps are racy reads: keep the span ordered and in the past */
+	if (hi > now)
+		hi = now;
+	if (lo > hi)
+		lo = hi;
+	*from = lo;
+	*to = hi;
+}
+
+static __always_inline __u64 wsr_vgen_sum(const struct wsr_vgen_type *t)
+{
+	__u64 sum = 0;
+	__u32 i;
+
+	for (i = 0; i < WSR_VGEN_PARTS; i++)
+		if (i < t->nr)
+			sum += t->part[i].pages;
+	return sum;
+}
+
+/* join parts @i and @i + 1 */
+static __always_inline void wsr_vgen_join(struct wsr_vgen_type *t, __u32 i)
+{
+	__u32 j;
+
+	if (i + 1 >= t->nr || i + 1 >= WSR_VGEN_PARTS)
+		return;
+	/* masks the BPF verifier can see: t->nr is map memory */
+	barrier_var(i);
+	i &= WSR_VGEN_PARTS - 1;
+	t->part[i].end = t->part[(i + 1) & (WSR_VGEN_PARTS - 1)].end;
+	t->part[i].pages += t->part[(i + 1) & (WSR_VGEN_PARTS - 1)].pages;
+	for (j = 0; j < WSR_VGEN_PARTS - 1; j++)
+		if (j > i && j + 1 < t->nr)
+			t->part[j] = t->part[j + 1];
+	t->nr--;
+}
+
+/* make room for one more part: join the closest two, the own part aside */
+static __always_inline void wsr_vgen_make_room(struct wsr_vgen_type *t)
+{
+	__u64 best = ~0ULL, span;
+	__u32 i, at = 0;
+
+	for (i = 0; i + 2 < WSR_VGEN_PARTS; i++) {
+		if (i + 2 >= t->nr)
+			break;
+		span = t->part[i + 1].end - t->part[i].birth;
+		if (span < best) {
+			best = span;
+			at = i;
+		}
+	}
+	wsr_vgen_join(t, at);
+}
+
+static __always_inline void wsr_vgen_append(struct wsr_vgen_type *t, __u64 birth, __u64 end,
+					    __u64 pages)
+{
+	__u32 i;
+
+	if (t->nr >= WSR_VGEN_PARTS)
+		wsr_vgen_make_room(t);
+	i = t->nr;
+	if (i >= WSR_VGEN_PARTS)
+		return;
+	/* keep the mask, which the compiler would drop: the verifier needs it */
+	barrier_var(i);
+	i &= WSR_VGEN_PARTS - 1;
+	t->part[i].birth = birth;
+	t->part[i].end = end;
+	t->part[i].pages = pages;
+	t->nr = i + 1;
+}
+
+/* drop the empty parts but the own one, keeping the order */
+static __always_inline void wsr_vgen_compact(struct wsr_vgen_type *t)
+{
+	__u32 i, n = 0;
+
+	for (i = 0; i < WSR_VGEN_PARTS; i++) {
+		if (i >= t->nr)
+			break;
+		if (!t->part[i].pages && i + 1 < t->nr)
+			continue;
+		if (n != i) {
+			barrier_var(n);
+			t->part[n & (WSR_VGEN_PARTS - 1)] = t->part[i];
+		}
+		n++;
+	}
+	t->nr = n;
+}
+
+/*
+ * Make the parts hold @real pages: more join the own part; fewer come off
+ * the youngest parts (@found_young: they left in a page-table walk) or the
+ * oldest (evicted).
+ */
+static __always_inline void wsr_vgen_fit(struct wsr_vgen_type *t, __u64 real, int found_young)
+{
+	__u64 sum = wsr_vgen_sum(t), take, n;
+	__u32 i, k;
+
+	if (!t->nr)
+		return;
+	if (real >= sum) {
+		k = t->nr - 1;
+		barrier_var(k);
+		t->part[k & (WSR_VGEN_PARTS - 1)].pages += real - sum;
+		return;
+	}
+	take = sum - real;
+	for (i = 0; i < WSR_VGEN_PARTS && take; i++) {
+		if (i >= t->nr)
+			break;
+		k = found_young ? t->nr - 1 - i : i;
+		barrier_var(k);
+		k &= WSR_VGEN_PARTS - 1;
+		n = t->part[k].pages < take ? t->part[k].pages : take;
+		t->part[k].pages -= n;
+		take -= n;
+	}
+	wsr_vgen_compact(t);
+}
+
+/* parts for generation @seq of a lruvec with no history: itself */
+static __always_inline void wsr_vgen_init(struct wsr_vgen_type *t, const struct wsr_gens *g,
+					  __u32 type)
+{
+	__u64 seq = g->min_seq[type & 1], from, to;
+
+	wsr_seq_span(g->birth, g->max_seq, g->now, seq, &from, &to);
+	t->nr = 0;
+	t->min_seq = seq;
+	wsr_vgen_append(t, from, to, g->pages[seq % WSR_NR_GENS][type & 1]);
+}
+
+/*
+ * Bring the parts of @type in line with @g, the lruvec as read now.  If its
+ * oldest generation moved on by one, and @snap (the lruvec as an aging
+ * under way found it when it began, with four generations of @type) is
+ * one max_seq behind @g (if @use_snap), that aging merged (inc_min_seq()): what the next
+ * generation held then becomes a part after the old ones.  Any other move
+ * is eviction emptying generations (try_to_inc_min_seq()), or anon aged
+ * without swap, whose pages stay where they are and so become the
+ * youngest (the caller passes no @snap): the old parts go.
+ */
+static __always_inline void wsr_vgen_sync(struct wsr_vgen_type *t, const struct wsr_gens *g,
+					  __u32 type, const struct wsr_gens *snap, int use_snap,
+					  int found_young)
+{
+	__u64 min = g->min_seq[type & 1], from, to;
+	/* a flag beside the pointer: BPF loses a pointer clang picks by a select */
+	int merge = use_snap && min == t->min_seq + 1 && snap->min_seq[type & 1] == t->min_seq &&
+		    snap->max_seq + 1 == g->max_seq &&
+		    snap->max_seq - snap->min_seq[type & 1] + 1 >= WSR_NR_GENS;
+
+	if (!t->nr || min < t->min_seq || min > g->max_seq || (min > t->min_seq && !merge)) {
+		wsr_vgen_init(t, g, type);
+		return;
+	}
+	if (merge) {
+		wsr_seq_span(snap->birth, snap->max_seq, snap->now, min, &from, &to);
+		wsr_vgen_append(t, from, to, snap->pages[min % WSR_NR_GENS][type & 1]);
+	}
+	t->min_seq = min;
+	wsr_vgen_fit(t, g->pages[min % WSR_NR_GENS][type & 1], found_young);
+}
+
+/* would aging this lruvec merge a generation? (only then is it tracked) */
+static __always_inline int wsr_gens_full(const struct wsr_gens *g)
+{
+	return g->max_seq - g->min_seq[0] + 1 >= WSR_NR_GENS ||
+	       g->max_seq - g->min_seq[1] + 1 >= WSR_NR_GENS;
+}
+
+/*
+ * An aging of @v's lruvec, now read as @g, begins; it moves anon pages if
+ * @can_swap.  Another may be under way (two agers, or MGLRU's walkers
+ * sharing one aging): a merge since the last snapshot is then that one's,
+ * and @g becomes the snapshot, which is still from before any merge to
+ * come.  A count of agings whose end was missed (a lost update) runs out
+ * once max_seq has moved on by two.
+ */
+static __always_inline void wsr_vgen_begin(struct wsr_vgen *v, const struct wsr_gens *g,
+					   int can_swap)
+{
+	int snap;
+
+	if (v->agings && g->max_seq > v->snap.max_seq + 1)
+		v->agings = 0;
+	snap = v->agings > 0;
+	/* no loop over the types: BPF's CFG check refused what clang made of one */
+	wsr_vgen_sync(&v->parts.t[0], g, 0, &v->snap, snap && v->can_swap, snap);
+	wsr_vgen_sync(&v->parts.t[1], g, 1, &v->snap, snap, snap);
+	v->snap = *g;
+	v->can_swap = can_swap;
+	v->agings++;
+}
+
+/* an aging of @v's lruvec, now read as @g, ends: it may have merged */
+static __always_inline void wsr_vgen_end(struct wsr_vgen *v, const struct wsr_gens *g,
+					 int can_swap)
+{
+	int snap = v->agings > 0;
+
+	wsr_vgen_sync(&v->parts.t[0], g, 0, &v->snap, snap && can_swap, 1);
+	wsr_vgen_sync(&v->parts.t[1], g, 1, &v->snap, snap, 1);
+	if (v->agings)
+		v->agings--;
+}
+
+#endif /* __WSR_VGEN_H */
