@@ -70,7 +70,7 @@ struct wsr_vpart {
 struct wsr_vgen_type {
 	__u64 min_seq;		/* the generation the parts make up */
 	__u32 nr;		/* parts in use, oldest first; the last is its own */
-	__u32 pad;
+	__u32 merging;		/* a read's: they stand for min_seq + 1 too (vgen.h) */
 	struct wsr_vpart part[WSR_VGEN_PARTS];
 };
 
@@ -259,7 +259,7 @@ static __always_inline void wsr_gen_span(const struct wsr_gens *g, __u64 seq,
 	*old = now - birth;
 }
 
-/* the oldest generation of @type is binned from its parts instead */
+/* the oldest generation of @type (and the next, if merging) is binned from its parts */
 static __always_inline int wsr_split(const struct wsr_gens *g, const struct wsr_vgens *vt,
 				     __u64 type)
 {
@@ -298,7 +298,8 @@ static long wsr_bin_step(__u32 idx, void *ctx)
 			/* generations below min_seq[type] are empty */
 			if (k < g->skip || k > g->max_seq || seq < g->min_seq[type])
 				return 0;
-			if (seq == g->min_seq[type] && wsr_split(g, c->vt, type))
+			if (seq <= g->min_seq[type] + c->vt->t[type].merging &&
+			    wsr_split(g, c->vt, type))
 				return 0;
 			wsr_gen_span(g, seq, g->now, &young, &old);
 			wsr_span_start(s, type, young, old, g->pages[seq % WSR_NR_GENS][type]);

@@ -36,6 +36,7 @@ struct wsr_vgen {
 	struct wsr_vgens parts;
 	struct wsr_gens snap;		/* as the last aging found it when it began */
 	__u64 busy;			/* a CPU is updating it (see lock_parts()) */
+	__u64 seq;			/* odd while it is updated, for readers */
 	__u64 agings;			/* agings under way: leaving pages were found young */
 	__u64 can_swap;			/* the snapshot's aging moves anon pages */
 };
@@ -185,79 +186,141 @@ static __always_inline void wsr_vgen_init(struct wsr_vgen_type *t, const struct 
 	wsr_vgen_append(t, from, to, g->pages[seq % WSR_NR_GENS][type & 1]);
 }
 
+/* how wsr_vgen_sync() reads a change */
+#define WSR_SYNC_SNAP	1	/* the snapshot is from before an aging under way or just ended */
+#define WSR_SYNC_YOUNG	2	/* pages that left the oldest generation were found young */
+#define WSR_SYNC_READ	4	/* a read during that aging: a merge under way counts as done */
+
+/* aging from @snap merges the oldest generation of @type (it has four) */
+static __always_inline int wsr_snap_merges(const struct wsr_gens *snap, __u32 type)
+{
+	return snap->max_seq - snap->min_seq[type & 1] + 1 >= WSR_NR_GENS;
+}
+
 /*
- * Bring the parts of @type in line with @g, the lruvec as read now.  If its
- * oldest generation moved on by one, and @snap (the lruvec as an aging
- * under way found it when it began, with four generations of @type) is
- * one max_seq behind @g (if @use_snap), that aging merged (inc_min_seq()): what the next
- * generation held then becomes a part after the old ones.  Any other move
- * is eviction emptying generations (try_to_inc_min_seq()), or anon aged
- * without swap, whose pages stay where they are and so become the
- * youngest (the caller passes no @snap): the old parts go.
+ * Bring the parts of @type in line with @g, the lruvec as read now.
+ *
+ * With WSR_SYNC_SNAP, @snap is the lruvec as an aging found it when it
+ * began.  If that aging merged (inc_min_seq(): min_seq moved on by one
+ * and max_seq followed), what the next generation held in @snap becomes a
+ * part after the old ones.  A read (WSR_SYNC_READ) may come while the
+ * merge is under way: inc_min_seq() moves the pages 64 at a time, dropping
+ * the lock between batches, and max_seq moves last.  Such a read bins
+ * the merge as done: the next generation becomes a part whatever its
+ * pages' progress, and its parts then stand for both generations
+ * (t->merging), which the binning leaves out.
+ *
+ * Any other move of min_seq is eviction emptying generations
+ * (try_to_inc_min_seq()), or anon aged without swap, whose pages stay
+ * where they are and so become the youngest (the caller passes no
+ * snapshot): the old parts go.
  */
 static __always_inline void wsr_vgen_sync(struct wsr_vgen_type *t, const struct wsr_gens *g,
-					  __u32 type, const struct wsr_gens *snap, int use_snap,
-					  int found_young)
+					  __u32 type, const struct wsr_gens *snap, int how)
 {
-	__u64 min = g->min_seq[type & 1], from, to;
-	/* a flag beside the pointer: BPF loses a pointer clang picks by a select */
-	int merge = use_snap && min == t->min_seq + 1 && snap->min_seq[type & 1] == t->min_seq &&
-		    snap->max_seq + 1 == g->max_seq &&
-		    snap->max_seq - snap->min_seq[type & 1] + 1 >= WSR_NR_GENS;
+	__u64 min = g->min_seq[type & 1], smin = snap->min_seq[type & 1], real, from, to;
+	int read = how & WSR_SYNC_READ;
+	int snap_ok = (how & WSR_SYNC_SNAP) && smin == t->min_seq && wsr_snap_merges(snap, type);
+	int merged = snap_ok && min == smin + 1 &&
+		     (snap->max_seq + 1 == g->max_seq || (read && snap->max_seq == g->max_seq));
+	int merging = snap_ok && read && min == smin && snap->max_seq == g->max_seq;
 
-	if (!t->nr || min < t->min_seq || min > g->max_seq || (min > t->min_seq && !merge)) {
+	t->merging = 0;
+	if (!t->nr || min < t->min_seq || min > g->max_seq || (min > t->min_seq && !merged)) {
 		wsr_vgen_init(t, g, type);
 		return;
 	}
-	if (merge) {
-		wsr_seq_span(snap->birth, snap->max_seq, snap->now, min, &from, &to);
-		wsr_vgen_append(t, from, to, snap->pages[min % WSR_NR_GENS][type & 1]);
+	if (merged || merging) {
+		wsr_seq_span(snap->birth, snap->max_seq, snap->now, smin + 1, &from, &to);
+		wsr_vgen_append(t, from, to, snap->pages[(smin + 1) % WSR_NR_GENS][type & 1]);
 	}
 	t->min_seq = min;
-	wsr_vgen_fit(t, g->pages[min % WSR_NR_GENS][type & 1], found_young);
+	real = g->pages[min % WSR_NR_GENS][type & 1];
+	if (merging) {
+		real += g->pages[(min + 1) % WSR_NR_GENS][type & 1];
+		t->merging = 1;
+	}
+	wsr_vgen_fit(t, real, how & WSR_SYNC_YOUNG);
+}
+
+/* @how for type @type: an aging without swap merges no anon generation */
+static __always_inline int wsr_vgen_how(__u32 type, int can_swap, int how)
+{
+	return type == 0 && !can_swap ? how & ~WSR_SYNC_SNAP : how;
 }
 
 /* would aging this lruvec merge a generation? (only then is it tracked) */
 static __always_inline int wsr_gens_full(const struct wsr_gens *g)
 {
-	return g->max_seq - g->min_seq[0] + 1 >= WSR_NR_GENS ||
-	       g->max_seq - g->min_seq[1] + 1 >= WSR_NR_GENS;
+	return wsr_snap_merges(g, 0) || wsr_snap_merges(g, 1);
 }
 
 /*
- * An aging of @v's lruvec, now read as @g, begins; it moves anon pages if
- * @can_swap.  Another may be under way (two agers, or MGLRU's walkers
- * sharing one aging): a merge since the last snapshot is then that one's,
- * and @g becomes the snapshot, which is still from before any merge to
- * come.  A count of agings whose end was missed (a lost update) runs out
- * once max_seq has moved on by two.
+ * An aging of @v's lruvec from @max_seq (try_to_inc_max_seq()'s argument),
+ * now read as @g, begins; it moves anon pages if @can_swap.
+ *
+ * MGLRU ages a lruvec from a given max_seq once: walkers that share it
+ * (reclaim on several CPUs, the daemon's write to lru_gen) split the
+ * page-table walk, and the last one to finish merges and moves max_seq.
+ * So a walker from the snapshot's max_seq joins that aging, whose merge
+ * may be under way: the snapshot stays.  A walker from a later max_seq
+ * comes after that aging's end, seen or not: its merge is kept, and @g
+ * becomes the snapshot.  A count of agings whose end was missed (a lost
+ * update) runs out once max_seq has moved on by two.
  */
 static __always_inline void wsr_vgen_begin(struct wsr_vgen *v, const struct wsr_gens *g,
-					   int can_swap)
+					   __u64 max_seq, int can_swap)
 {
-	int snap;
+	int how;
 
 	if (v->agings && g->max_seq > v->snap.max_seq + 1)
 		v->agings = 0;
-	snap = v->agings > 0;
+	if (v->agings && max_seq == v->snap.max_seq) {
+		v->agings++;
+		return;
+	}
+	how = v->agings ? WSR_SYNC_SNAP | WSR_SYNC_YOUNG : 0;
 	/* no loop over the types: BPF's CFG check refused what clang made of one */
-	wsr_vgen_sync(&v->parts.t[0], g, 0, &v->snap, snap && v->can_swap, snap);
-	wsr_vgen_sync(&v->parts.t[1], g, 1, &v->snap, snap, snap);
+	wsr_vgen_sync(&v->parts.t[0], g, 0, &v->snap, wsr_vgen_how(0, v->can_swap, how));
+	wsr_vgen_sync(&v->parts.t[1], g, 1, &v->snap, how);
 	v->snap = *g;
 	v->can_swap = can_swap;
 	v->agings++;
 }
 
-/* an aging of @v's lruvec, now read as @g, ends: it may have merged */
+/*
+ * An aging of @v's lruvec, now read as @g, ends: it may have merged.  A
+ * walker that ends before max_seq moved, while another walker of the same
+ * aging is under way, leaves the parts to that one: its merge may be
+ * moving pages now.
+ */
 static __always_inline void wsr_vgen_end(struct wsr_vgen *v, const struct wsr_gens *g,
 					 int can_swap)
 {
-	int snap = v->agings > 0;
+	int how = v->agings ? WSR_SYNC_SNAP | WSR_SYNC_YOUNG : WSR_SYNC_YOUNG;
 
-	wsr_vgen_sync(&v->parts.t[0], g, 0, &v->snap, snap && can_swap, 1);
-	wsr_vgen_sync(&v->parts.t[1], g, 1, &v->snap, snap, 1);
+	if (v->agings > 1 && g->max_seq == v->snap.max_seq) {
+		v->agings--;
+		return;
+	}
+	wsr_vgen_sync(&v->parts.t[0], g, 0, &v->snap, wsr_vgen_how(0, can_swap, how));
+	wsr_vgen_sync(&v->parts.t[1], g, 1, &v->snap, how);
 	if (v->agings)
 		v->agings--;
+}
+
+/*
+ * What a read of @v, a copy, bins with @g, the lruvec read now: the parts
+ * as they will be once an aging under way has ended.
+ */
+static __always_inline void wsr_vgen_read(struct wsr_vgen *v, const struct wsr_gens *g)
+{
+	int how = WSR_SYNC_SNAP | WSR_SYNC_YOUNG | WSR_SYNC_READ;
+
+	if (!v->agings || g->max_seq > v->snap.max_seq + 1)
+		how = 0;
+	wsr_vgen_sync(&v->parts.t[0], g, 0, &v->snap, wsr_vgen_how(0, v->can_swap, how));
+	wsr_vgen_sync(&v->parts.t[1], g, 1, &v->snap, how);
 }
 
 #endif /* __WSR_VGEN_H */

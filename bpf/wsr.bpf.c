@@ -128,7 +128,7 @@ struct memcg_walk {
 /* scratch space too large for the 512-byte BPF stack */
 struct scratch {
 	struct wsr_gens gens;
-	struct wsr_vgens vt;	/* the parts of gens' oldest generations */
+	struct wsr_vgen v;	/* v.parts: the parts of gens' oldest generations */
 	long nr_pages[WSR_NR_GENS * 2 * 8];	/* [gen][type][zone], flat */
 	struct wsr_report report;
 	struct memcg_walk walk;
@@ -308,21 +308,33 @@ static __always_inline void lruvec_key(struct lruvec *lruvec, struct wsr_key *ke
 	key->pad = 0;
 }
 
-/* the parts of @lruvec's oldest generations, as of s->gens, into s->vt */
+/*
+ * The parts of @lruvec's oldest generations, as of s->gens, into
+ * s->v.parts.  A copy taken while no CPU updates them (v->seq even and
+ * unchanged across it), or none.
+ */
 static __noinline int read_parts(struct lruvec *lruvec, struct scratch *s)
 {
 	struct wsr_key key;
 	struct wsr_vgen *v;
+	__u64 seq;
+	__u32 i;
 
 	lruvec_key(lruvec, &key);
 	v = bpf_map_lookup_elem(&vgens, &key);
-	s->vt.t[0].nr = 0;
-	s->vt.t[1].nr = 0;
-	if (!v)
-		return 0;
-	s->vt = v->parts;
-	wsr_vgen_sync(&s->vt.t[0], &s->gens, 0, &s->gens, 0, v->agings > 0);
-	wsr_vgen_sync(&s->vt.t[1], &s->gens, 1, &s->gens, 0, v->agings > 0);
+	for (i = 0; v && i < 4; i++) {
+		/* atomic reads: full barriers around the copy */
+		seq = __sync_fetch_and_add(&v->seq, 0);
+		if (seq & 1)
+			continue;
+		s->v = *v;
+		if (__sync_fetch_and_add(&v->seq, 0) == seq) {
+			wsr_vgen_read(&s->v, &s->gens);
+			return 0;
+		}
+	}
+	s->v.parts.t[0].nr = 0;
+	s->v.parts.t[1].nr = 0;
 	return 0;
 }
 
@@ -352,14 +364,17 @@ static __always_inline struct wsr_vgen *lock_parts(struct lruvec *lruvec, bool c
 		return NULL;
 	/* the other CPU's update is a few hundred instructions */
 	for (i = 0; i < 64; i++)
-		if (!__sync_val_compare_and_swap(&v->busy, 0, 1))
+		if (!__sync_val_compare_and_swap(&v->busy, 0, 1)) {
+			__sync_fetch_and_add(&v->seq, 1);
 			return v;
+		}
 	return NULL;
 }
 
-/* a full barrier (BPF_XCHG): the updates are seen before the unlock */
+/* full barriers (BPF_ATOMIC): the updates are seen before v->seq is even */
 static __always_inline void unlock_parts(struct wsr_vgen *v)
 {
+	__sync_fetch_and_add(&v->seq, 1);
 	__sync_lock_test_and_set(&v->busy, 0);
 }
 
@@ -377,7 +392,7 @@ int BPF_PROG(wsr_aging_begin, struct lruvec *lruvec, unsigned long max_seq,
 	v = lock_parts(lruvec, wsr_gens_full(&s->gens));
 	if (!v)
 		return 0;
-	wsr_vgen_begin(v, &s->gens, can_swap);
+	wsr_vgen_begin(v, &s->gens, max_seq, can_swap);
 	unlock_parts(v);
 	return 0;
 }
@@ -465,7 +480,7 @@ static __noinline int add_lruvec(struct lruvec *lruvec, const struct wsr_config 
 	age = wsr_gens_data_age(&s->gens);
 	if (age > s->data_age_j)
 		s->data_age_j = age;
-	return bin_gens(&s->gens, &s->vt, &s->bounds, h, &s->span);
+	return bin_gens(&s->gens, &s->v.parts, &s->bounds, h, &s->span);
 }
 
 /* ---- subtree walks ------------------------------------------------------ */
@@ -711,9 +726,9 @@ static __noinline int bin_reaccess(__u64 root, __u32 node, struct scratch *s)
 	s->gens.now = bpf_jiffies64();
 	s->gens.skip = 1;
 	/* a reaccessed page's age is its generation's: no parts */
-	s->vt.t[0].nr = 0;
-	s->vt.t[1].nr = 0;
-	bin_gens(&s->gens, &s->vt, &s->bounds, &s->delta, &s->span);
+	s->v.parts.t[0].nr = 0;
+	s->v.parts.t[1].nr = 0;
+	bin_gens(&s->gens, &s->v.parts, &s->bounds, &s->delta, &s->span);
 	for (i = 0; i < WSR_MAX_BINS; i++) {
 		if (s->delta.anon[i])
 			__sync_fetch_and_add(&h->anon[i], s->delta.anon[i]);

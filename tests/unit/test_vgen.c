@@ -42,7 +42,7 @@ static void sim_age(struct sim *m, __u64 now, const __u64 young[4])
 	int k;
 
 	m->g.now = now;
-	wsr_vgen_begin(&m->v, &m->g, 1);
+	wsr_vgen_begin(&m->v, &m->g, m->g.max_seq, 1);
 	for (k = 0; k < 4; k++) {
 		seq = m->g.min_seq[0] + k;
 		if (seq >= m->g.max_seq)
@@ -65,12 +65,11 @@ static void sim_age(struct sim *m, __u64 now, const __u64 young[4])
 /* a read at @now: what read_gens() hands the binning */
 static struct wsr_vgens sim_read(struct sim *m, __u64 now)
 {
-	struct wsr_vgens vt = m->v.parts;
+	struct wsr_vgen v = m->v;
 
 	m->g.now = now;
-	wsr_vgen_sync(&vt.t[0], &m->g, 0, &m->g, 0, 0);
-	wsr_vgen_sync(&vt.t[1], &m->g, 1, &m->g, 0, 0);
-	return vt;
+	wsr_vgen_read(&v, &m->g);
+	return v.parts;
 }
 
 static void sim_bin(struct sim *m, __u64 now, const struct wsr_bounds *b, struct wsr_hist *h)
@@ -256,7 +255,7 @@ static const char *overlapping_agings_keep_the_merge(void)
 	*gen_pages(&m, 0) = 1000;	/* cold */
 	*gen_pages(&m, 1) = 200;
 	m.g.now = 100;
-	wsr_vgen_begin(&m.v, &m.g, 1);	/* A begins */
+	wsr_vgen_begin(&m.v, &m.g, m.g.max_seq, 1);	/* A begins */
 	/* A merges 0 into 1 and adds a generation, its end not yet seen */
 	seq = m.g.min_seq[0];
 	*gen_pages(&m, seq + 1) += *gen_pages(&m, seq);
@@ -266,7 +265,7 @@ static const char *overlapping_agings_keep_the_merge(void)
 	m.g.max_seq++;
 	m.g.birth[m.g.max_seq % 4] = 100;
 	m.g.now = 110;
-	wsr_vgen_begin(&m.v, &m.g, 1);	/* B begins */
+	wsr_vgen_begin(&m.v, &m.g, m.g.max_seq, 1);	/* B begins */
 	wsr_vgen_end(&m.v, &m.g, 1);	/* A ends */
 	wsr_vgen_end(&m.v, &m.g, 1);	/* B ends, having done nothing */
 	CHECK(t->nr == 2 && t->part[0].birth == 0 && t->part[0].pages == 1000 &&
@@ -286,7 +285,7 @@ static const char *missed_end_runs_out(void)
 	sim_init(&m, 0);
 	*gen_pages(&m, 0) = 1000;
 	m.g.now = 50;
-	wsr_vgen_begin(&m.v, &m.g, 1);	/* an aging whose end is lost */
+	wsr_vgen_begin(&m.v, &m.g, m.g.max_seq, 1);	/* an aging whose end is lost */
 	m.v.snap.max_seq = 0;		/* long ago */
 	sim_age(&m, 100, none);
 	CHECK(m.v.agings == 0, "%llu agings still counted", m.v.agings);
@@ -313,7 +312,7 @@ static const char *anon_aged_without_swap_is_not_a_merge(void)
 	sim_age(&m, 100, none);		/* a merge, with swap: 2 parts */
 	*gen_pages(&m, m.g.min_seq[0] + 1) = 50;
 	m.g.now = 200;
-	wsr_vgen_begin(&m.v, &m.g, 0);
+	wsr_vgen_begin(&m.v, &m.g, m.g.max_seq, 0);
 	/* the oldest (1200 pages) stays put and becomes the youngest */
 	m.g.min_seq[0]++;
 	m.g.min_seq[1]++;
@@ -325,6 +324,105 @@ static const char *anon_aged_without_swap_is_not_a_merge(void)
 	      "%u parts, the first born at %llu with %llu pages (the generation: %llu, %llu)",
 	      t->nr, t->part[0].birth, t->part[0].pages, m.g.birth[m.g.min_seq[0] % 4],
 	      *gen_pages(&m, m.g.min_seq[0]));
+	return NULL;
+}
+
+/* inc_min_seq() moving @n pages of the oldest generation into the next */
+static void sim_move(struct sim *m, __u64 n)
+{
+	*gen_pages(m, m->g.min_seq[0]) -= n;
+	*gen_pages(m, m->g.min_seq[0] + 1) += n;
+}
+
+/* the rest of inc_max_seq(): min_seq, then max_seq move on */
+static void sim_finish_merge(struct sim *m, __u64 now, int max_too)
+{
+	sim_move(m, *gen_pages(m, m->g.min_seq[0]));
+	m->g.min_seq[0]++;
+	m->g.min_seq[1]++;
+	if (!max_too)
+		return;
+	m->g.max_seq++;
+	m->g.birth[m->g.max_seq % WSR_NR_GENS] = now;
+}
+
+/* a lruvec whose oldest generation holds 1000 cold pages in parts born at 0 */
+static void sim_cold(struct sim *m)
+{
+	__u64 none[4] = {0};
+
+	sim_init(m, 0);
+	*gen_pages(m, 0) = 1000;
+	sim_age(m, 1000, none);		/* merges 0 (cold) into 1 */
+	m->g.birth[2] = 2000;
+	m->g.birth[3] = 3000;
+	*gen_pages(m, 2) = 100;		/* what the next merge brings: born at 2000 */
+}
+
+/*
+ * Reads during an aging that merges, at each stage: the walk, inc_min_seq()
+ * moving pages in batches of 64 with the lock dropped between them,
+ * min_seq moved on but not yet max_seq, the aging over but its end hook
+ * not yet run.  The cold pages read as old at every stage, and each read
+ * bins every page once.
+ */
+static const char *reads_during_a_merge_keep_the_cold_ages(void)
+{
+	struct wsr_bounds b = { .j = {500, 2000, 5000}, .n = 3 };
+	struct wsr_hist h;
+	struct sim m;
+	int stage;
+
+	sim_cold(&m);
+	m.g.now = 4000;
+	wsr_vgen_begin(&m.v, &m.g, m.g.max_seq, 1);
+	for (stage = 0; stage < 6; stage++) {
+		if (stage == 1 || stage == 2)
+			sim_move(&m, 64);
+		if (stage == 3)
+			sim_finish_merge(&m, 4500, 0);
+		if (stage == 4) {
+			m.g.max_seq++;
+			m.g.birth[m.g.max_seq % WSR_NR_GENS] = 4500;
+		}
+		if (stage == 5)
+			wsr_vgen_end(&m.v, &m.g, 1);
+		sim_bin(&m, 6000, &b, &h);
+		CHECK(h.anon[3] == 1000, "stage %d: %llu of 1000 cold pages idle for 5000 or more (bins %llu/%llu/%llu/%llu)",
+		      stage, h.anon[3], h.anon[0], h.anon[1], h.anon[2], h.anon[3]);
+		CHECK(total(h.anon) == 1100, "stage %d: %llu pages binned of 1100", stage,
+		      total(h.anon));
+	}
+	return NULL;
+}
+
+/*
+ * Two walkers of one aging (the same max_seq): the one that does not merge
+ * ends while the other's inc_min_seq() is moving pages.  The parts are
+ * left to the merging one, and the cold part keeps all its pages.
+ */
+static const char *walker_ending_during_anothers_merge_leaves_the_parts(void)
+{
+	struct sim m;
+	const struct wsr_vgen_type *t = &m.v.parts.t[0];
+	__u64 seq, cold = 0;
+
+	sim_cold(&m);
+	m.g.now = 4000;
+	seq = m.g.max_seq;
+	wsr_vgen_begin(&m.v, &m.g, seq, 1);	/* A */
+	wsr_vgen_begin(&m.v, &m.g, seq, 1);	/* B, sharing A's walk */
+	sim_move(&m, 640);			/* A merging */
+	wsr_vgen_end(&m.v, &m.g, 1);		/* B ends, having not aged */
+	sim_finish_merge(&m, 4500, 1);
+	wsr_vgen_end(&m.v, &m.g, 1);		/* A ends */
+	for (__u32 i = 0; i < t->nr; i++)
+		if (t->part[i].end <= 1000)
+			cold += t->part[i].pages;
+	CHECK(cold == 1000 && wsr_vgen_sum(t) == 1100,
+	      "%llu of 1000 cold pages in parts last young by 1000, %llu in all (%u parts)", cold,
+	      wsr_vgen_sum(t), t->nr);
+	CHECK(m.v.agings == 0, "%llu agings still under way", m.v.agings);
 	return NULL;
 }
 
@@ -361,6 +459,9 @@ static const struct unit_test tests[] = {
 	{ "missed_end_runs_out", missed_end_runs_out },
 	{ "anon_aged_without_swap_is_not_a_merge", anon_aged_without_swap_is_not_a_merge },
 	{ "no_parts_bins_as_mglru", no_parts_bins_as_mglru },
+	{ "reads_during_a_merge_keep_the_cold_ages", reads_during_a_merge_keep_the_cold_ages },
+	{ "walker_ending_during_anothers_merge_leaves_the_parts",
+	  walker_ending_during_anothers_merge_leaves_the_parts },
 };
 
 UNIT_MAIN(tests)
