@@ -577,9 +577,12 @@ notify_loop() {
 # unloaded and loaded again, while the host keeps notifying it; afterwards
 # the device still configures, reports stats and inflates.  With
 # --fail-nth (debug kernel), probe first fails at each of its allocations
-# in turn, with the balloon programs attached.
+# in turn, with the balloon programs attached, then 5 cycles follow (the
+# sanitizers see every path of a cycle in each; the 20 cycles on our
+# kernel look for races).
 test_rebind_cycles() {
 	local cycles=${WSR_BALLOON_CYCLES:-20} stop=$tmp/loop.stop loop counts total
+	[ "${1:-}" != --fail-nth ] || cycles=${WSR_BALLOON_CYCLES:-5}
 	guest_start rebind_cycles.sh working-set=on,working-set-bins=5 --timeout 900 -- "$cycles" "$@" || return
 	wait_mark READY || return
 	rm -f "$stop" "$stop.ok"
@@ -769,17 +772,18 @@ test_request_answers() {
 
 # A tracing program that passes NULL to the kfuncs gets -EINVAL: before
 # the fix, the guest faulted (a panic: status 125).
-test_kfunc_null() {
-	guest_start kfunc_null.sh working-set=on,working-set-bins=5 || return
-	guest_done 120
-}
-
-# A tp_btf/sched_switch program calls the kfuncs on every context switch
-# under load while the host reconfigures: no hang, no lockdep splat (on
-# the debug kernel), reports reach the device.
+# A tracing program passes NULL to both kfuncs: each returns -EINVAL (the
+# verdict of balloon_kfuncs_refuse_null_pointers, which shares the guest).
+# Then a tp_btf/sched_switch program calls the kfuncs on every context
+# switch under load while the host reconfigures: no hang, no lockdep splat
+# (on the debug kernel), reports reach the device.
 test_kfunc_sched_switch() {
-	local secs=${WSR_SWITCH_SECS:-30} k=0
+	local secs=${WSR_SWITCH_SECS:-30} k=0 want_null="config_null=-22 report_null=-22 config=0"
 	guest_start kfunc_sched_switch.sh working-set=on,working-set-bins=5 -- "$secs" || return
+	wait_mark KFUNC-NULL || return
+	[ "$MARK" = "$want_null" ] || also_verdict balloon_kfuncs_refuse_null_pointers \
+		"kfuncs given NULL: $MARK (expected $want_null)"
+	[ "$MARK" != "$want_null" ] || also_verdict balloon_kfuncs_refuse_null_pointers
 	wait_mark READY || return
 	# CONFIGs while the program runs: the kfuncs then see -ESTALE at times
 	until grep -aq '^wsr-balloon: TALLY\|^FAIL: ' "$G_LOG" || ! guest_alive; do
@@ -951,8 +955,8 @@ run_test balloon_driver_unbind_rebind_and_module_reload_keep_working \
 	test_rebind_cycles
 run_test balloon_probe_fails_cleanly_at_every_allocation_then_rebinds \
 	test_rebind_cycles --fail-nth
-run_test balloon_kfuncs_refuse_null_pointers test_kfunc_null
-run_test balloon_kfuncs_are_safe_on_sched_switch_under_load test_kfunc_sched_switch
+run_test balloon_kfuncs_are_safe_on_sched_switch_under_load \
+	--also balloon_kfuncs_refuse_null_pointers test_kfunc_sched_switch
 run_test balloon_device_fuzz_changes_nothing_but_valid_configs test_device_fuzz
 run_test balloon_request_after_config_matches_guest_histogram_and_lru_gen \
 	test_request_matches_guest

@@ -23,8 +23,10 @@ for t in "$dir"/"$prefix"*.sh; do
 	[ "$match" = 1 ] || continue
 	out=/tmp/test-$name.out
 	echo "wsr-test: RUN $name"
+	t0=$(date +%s)
 	timeout "$limit" sh "$t" >"$out" 2>&1
 	rc=$?
+	echo "    | $name took $(($(date +%s) - t0)) s"
 	if [ "$rc" = 0 ]; then
 		passed=$((passed + 1))
 		echo "wsr-test: PASS $name"

@@ -28,7 +28,7 @@ expect() {
 expect passing_command_exits_zero 0 "" -- true
 expect failing_command_reports_its_status 3 "guest command failed with status 3" -- sh -c 'exit 3'
 expect kernel_panic_is_reported 125 "kernel panic in the guest" -- sh -c 'echo c >/proc/sysrq-trigger'
-expect hung_guest_times_out 124 "guest hung" --timeout 20 -- sleep 1000
+expect hung_guest_times_out 124 "guest hung" --timeout 12 -- sleep 1000
 
 # The debug kernel's sanitizers catch what they are for, and each catch
 # fails the run (status 123) with the report shown.  (That a clean run

@@ -1,6 +1,11 @@
 #!/bin/sh
 # shellcheck shell=dash
-# Guest side of balloon_kfuncs_are_safe_on_sched_switch: under load (two
+# Guest side of balloon_kfuncs_refuse_null_pointers: a tracing program
+# passes NULL (an unchecked lookup in an empty map) to both kfuncs, then a
+# valid buffer to the config kfunc; the host judges the KFUNC-NULL mark
+# (both NULL calls -EINVAL, not a fault; the valid one works).
+#
+# Then balloon_kfuncs_are_safe_on_sched_switch: under load (two
 # CPU hogs and a task that sleeps 1 ms at a time), a tp_btf/sched_switch
 # program reads the configuration and queues a report on every context
 # switch, with the runqueue lock held, for SECS seconds while the host
@@ -14,6 +19,7 @@ secs=${1:-30}
 
 dev=$(balloon_dev) || fail "no virtio balloon device"
 wait_until 30 [ "$(ws active)" = 1 ] || fail "no active working_set/ in $dev"
+mark "KFUNC-NULL $(kfunc-probe null 2>&1)"
 mark "READY $(ws_state)"
 sent0=$(ws sent)
 (while :; do :; done) &

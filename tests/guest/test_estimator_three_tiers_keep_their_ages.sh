@@ -5,7 +5,7 @@
 # so that reads land while an aging is merging, which takes a while: it
 # moves the cold tier 64 pages at a time).  The daemon ages the memcg
 # every refresh_ms, which merges MGLRU's generations; the aging hooks keep
-# the merged ones' ages.  At every read from 35 s to 70 s:
+# the merged ones' ages.  At every read from 35 s to 60 s:
 #   >= 95% of the hot tier is idle for less than 5 s,
 #   >= 95% of hot + warm for less than 15 s,
 #   >= 95% of the cold tier for 30 s or more.
@@ -22,7 +22,7 @@ start_workload --hot 16 --warm 32 --warm-period-ms 8000 --cold 64 --node 0 \
 	--cgroup "$cg" >/dev/null
 s0=$(lru_gen_max_seq "$cg" 0)
 reads=0 checked=0 bad=0
-while [ $(($(date +%s) - start)) -lt 70 ]; do
+while [ $(($(date +%s) - start)) -lt 60 ]; do
 	wsr show --memcg /est-tiers --node 0 >/tmp/tiers.out || fail "read $reads failed"
 	reads=$((reads + 1))
 	t=$(($(date +%s) - start))
@@ -40,5 +40,5 @@ while [ $(($(date +%s) - start)) -lt 70 ]; do
 done
 info "$reads reads, $checked checked; max_seq $s0 -> $(lru_gen_max_seq "$cg" 0); last:"
 sed 's/^/    /' /tmp/tiers.out
-[ "$checked" -ge 18 ] || fail "only $checked reads between 35 s and 70 s"
+[ "$checked" -ge 18 ] || fail "only $checked reads between 35 s and 60 s"
 [ "$bad" = 0 ] || fail "$bad of $checked reads had a tier out of its bins"
