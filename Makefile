@@ -76,10 +76,11 @@ $(GUEST)/wsr: $(wildcard loader/*.c) $(BUILD)/wsr.skel.h $(wildcard loader/*.h i
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(INCLUDES) -static -o $@ $(wildcard loader/*.c) $(LIBS)
 
-# the host-side QMP tool
-$(BUILD)/wsr-host: host/wsr-host.c | $(BUILD)
+# the host-side QMP tool; numbers and intervals by the loader's parsers
+HOST_SRCS := host/wsr-host.c loader/parse.c
+$(BUILD)/wsr-host: $(HOST_SRCS) loader/parse.h include/wsr.h | $(BUILD)
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) -o $@ $<
+	$(Q)$(CC) $(CFLAGS) -Iinclude -Iloader -o $@ $(HOST_SRCS)
 
 $(GUEST)/kfunc-probe: tests/balloon/progs/kfunc_probe.c tests/balloon/progs/kfunc_probe.h $(BUILD)/kfunc_probe.skel.h | $(GUEST)
 	$(call msg,CC,$@)

@@ -18,6 +18,7 @@
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
+#include "parse.h"
 
 #define PAGE_SIZE 4096ULL
 
@@ -37,7 +38,9 @@ static void usage(FILE *f)
 "commands:\n"
 "  config INTERVALS REFRESH_MS REPORT_MS\n"
 "                  send the guest its bins (ms, comma-separated, strictly\n"
-"                  increasing, working-set-bins - 1 of them) and thresholds\n"
+"                  increasing, working-set-bins - 1 of them, as wsr's\n"
+"                  intervals_ms: a last 9223372036854775807 is dropped) and\n"
+"                  thresholds\n"
 "  request [--count N] [--batch B] [--timeout-ms MS] [--json]\n"
 "                  ask the guest for a fresh report.  With --count or\n"
 "                  --batch, send N requests (default 1) B at a time\n"
@@ -419,61 +422,54 @@ static int cmd_request_wait(struct qmp *q, long count, long batch, long timeout_
 	return err ? 1 : 0;
 }
 
-/* strictly increasing positive integers, comma-separated, into JSON */
-static int intervals_json(const char *s, char *out, size_t len)
+/* a number given on the command line, by the loader's rules */
+static int parse_num(const char *s, const char *what, unsigned long long *v)
 {
-	unsigned long long prev = 0, v;
-	size_t n = 0;
-	char *end;
+	struct wsr_err err;
+	__u64 n;
 
-	n += snprintf(out + n, len - n, "[");
-	while (*s) {
-		if (*s < '0' || *s > '9')
-			goto bad;
-		v = strtoull(s, &end, 10);
-		if (v <= prev || (*end && *end != ',') || n >= len - 32)
-			goto bad;
-		n += snprintf(out + n, len - n, "%s%llu", prev ? "," : "", v);
-		prev = v;
-		s = *end ? end + 1 : end;
-		if (*end && !*s)
-			goto bad;
-	}
-	if (!prev)
-		goto bad;
-	snprintf(out + n, len - n, "]");
-	return 0;
-bad:
-	fprintf(stderr, "wsr-host: intervals must be strictly increasing positive "
-		"integers separated by commas\n");
-	return -1;
-}
-
-static int parse_ms(const char *s, const char *what, unsigned long long *v)
-{
-	char *end;
-
-	if (*s < '0' || *s > '9' || (errno = 0, *v = strtoull(s, &end, 10), *end) || errno) {
-		fprintf(stderr, "wsr-host: %s: '%s' is not a number of ms\n", what, s);
+	if (wsr_parse_u64(s, &n, what, &err)) {
+		fprintf(stderr, "wsr-host: %s\n", err.msg);
 		return -1;
 	}
+	*v = n;
 	return 0;
 }
 
+/*
+ * The bins as the guest CLI takes them (3 to 15 strictly increasing ms; a
+ * final catch-all bound, as printed, is dropped), the thresholds in ms.
+ * QEMU checks the count against its working-set-bins.
+ */
 static int cmd_config(struct qmp *q, int argc, char **argv)
 {
-	unsigned long long refresh, report;
-	char ivals[1024], cmd[1200];
+	__u64 ivals[WSR_MAX_INTERVALS], refresh, report;
+	char cmd[1024];
+	struct wsr_err err;
+	__u32 nr, i;
+	int n;
 
 	if (argc != 4) {
 		fprintf(stderr, "wsr-host: config takes INTERVALS REFRESH_MS REPORT_MS\n");
 		return 2;
 	}
-	if (intervals_json(argv[1], ivals, sizeof(ivals)) ||
-	    parse_ms(argv[2], "refresh", &refresh) || parse_ms(argv[3], "report", &report))
+	if (wsr_parse_intervals(argv[1], ivals, &nr, &err)) {
+		fprintf(stderr, "wsr-host: %s; INTERVALS are %d to %d strictly increasing ms, "
+			"comma-separated\n", err.msg, WSR_MIN_INTERVALS, WSR_MAX_INTERVALS);
 		return 2;
-	snprintf(cmd, sizeof(cmd), "{\"execute\":\"working-set-config\",\"arguments\":"
-		 "{\"intervals\":%s,\"refresh\":%llu,\"report\":%llu}}", ivals, refresh, report);
+	}
+	if (wsr_parse_ms(argv[2], &refresh, WSR_MAX_MS, "refresh", &err) ||
+	    wsr_parse_ms(argv[3], &report, WSR_MAX_MS, "report", &err)) {
+		fprintf(stderr, "wsr-host: %s\n", err.msg);
+		return 2;
+	}
+	n = snprintf(cmd, sizeof(cmd), "{\"execute\":\"working-set-config\",\"arguments\":"
+		     "{\"intervals\":[");
+	for (i = 0; i < nr; i++)
+		n += snprintf(cmd + n, sizeof(cmd) - n, "%s%llu", i ? "," : "",
+			      (unsigned long long)ivals[i]);
+	snprintf(cmd + n, sizeof(cmd) - n, "],\"refresh\":%llu,\"report\":%llu}}",
+		 (unsigned long long)refresh, (unsigned long long)report);
 	return qmp_exec(q, cmd, NULL) ? 1 : 0;
 }
 
@@ -541,7 +537,7 @@ int main(int argc, char **argv)
 			json = 1;
 			break;
 		case 'c':
-			if (parse_ms(optarg, "--count", &n) || !n) {
+			if (parse_num(optarg, "--count", &n) || !n) {
 				fprintf(stderr, "wsr-host: --count must be at least 1\n");
 				return 2;
 			}
@@ -549,7 +545,7 @@ int main(int argc, char **argv)
 			break;
 		case 'b':
 		case 't':
-			if (parse_ms(optarg, opt == 'b' ? "--batch" : "--timeout-ms", &n) || !n ||
+			if (parse_num(optarg, opt == 'b' ? "--batch" : "--timeout-ms", &n) || !n ||
 			    n > 1000000) {
 				fprintf(stderr, "wsr-host: --batch and --timeout-ms take 1..1000000\n");
 				return 2;
@@ -576,10 +572,10 @@ int main(int argc, char **argv)
 		while ((opt = getopt_long(argc, argv, "jc:b:t:", opts, NULL)) != -1) {
 			if (opt == 'j') {
 				json = 1;
-			} else if (opt == 'c' && !parse_ms(optarg, "--count", &n) && n) {
+			} else if (opt == 'c' && !parse_num(optarg, "--count", &n) && n) {
 				count = (long)n;
 			} else if ((opt == 'b' || opt == 't') && !strcmp(argv[0], "request") &&
-				   !parse_ms(optarg, "--batch/--timeout-ms", &n) && n && n <= 1000000) {
+				   !parse_num(optarg, "--batch/--timeout-ms", &n) && n && n <= 1000000) {
 				*(opt == 'b' ? &batch : &timeout_ms) = (long)n;
 			} else {
 				fprintf(stderr, "wsr-host: bad option for %s\n", argv[0]);
