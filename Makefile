@@ -76,11 +76,14 @@ $(GUEST)/wsr: $(wildcard loader/*.c) $(BUILD)/wsr.skel.h $(wildcard loader/*.h i
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(INCLUDES) -static -o $@ $(wildcard loader/*.c) $(LIBS)
 
-# the host-side QMP tool; numbers and intervals by the loader's parsers
-HOST_SRCS := host/wsr-host.c loader/parse.c
-$(BUILD)/wsr-host: $(HOST_SRCS) loader/parse.h include/wsr.h | $(BUILD)
+# the host-side QMP tool: QMP's JSON by json-c (libjson-c-dev), numbers
+# and intervals by the loader's parsers
+JSONC_CFLAGS = $(shell pkg-config --cflags json-c)
+JSONC_LIBS   = $(shell pkg-config --libs json-c)
+HOST_SRCS := host/wsr-host.c host/client.c host/qmp.c loader/parse.c
+$(BUILD)/wsr-host: $(HOST_SRCS) host/client.h host/qmp.h loader/parse.h include/wsr.h | $(BUILD)
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) -Iinclude -Iloader -o $@ $(HOST_SRCS)
+	$(Q)$(CC) $(CFLAGS) -Iinclude -Iloader $(JSONC_CFLAGS) -o $@ $(HOST_SRCS) $(JSONC_LIBS)
 
 $(GUEST)/kfunc-probe: tests/balloon/progs/kfunc_probe.c tests/balloon/progs/kfunc_probe.h $(BUILD)/kfunc_probe.skel.h | $(GUEST)
 	$(call msg,CC,$@)
