@@ -106,6 +106,14 @@ $(BUILD)/unit/%: tests/unit/%.c $(UNIT_SRCS) $(wildcard loader/*.h include/*.h b
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(INCLUDES) -Ibpf -o $@ $< $(UNIT_SRCS)
 
+# wsr-host's QMP messages: host/qmp.c and loader/parse.c with json-c, not
+# the loader files the other unit tests link
+$(BUILD)/unit/test_host_qmp: tests/unit/test_host_qmp.c host/qmp.c host/qmp.h loader/parse.c \
+		loader/parse.h include/wsr.h tests/unit/unit.h | $(BUILD)/unit
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) -Iinclude -Iloader -Ihost $(JSONC_CFLAGS) -o $@ $< host/qmp.c \
+		loader/parse.c $(JSONC_LIBS)
+
 $(BUILD) $(GUEST) $(BUILD)/unit:
 	$(Q)mkdir -p $@
 
