@@ -76,10 +76,14 @@ $(GUEST)/wsr: $(wildcard loader/*.c) $(BUILD)/wsr.skel.h $(wildcard loader/*.h i
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(INCLUDES) -static -o $@ $(wildcard loader/*.c) $(LIBS)
 
-# the host-side QMP tool
-$(BUILD)/wsr-host: host/wsr-host.c | $(BUILD)
+# the host-side QMP tool: QMP's JSON by json-c (libjson-c-dev), numbers
+# and intervals by the loader's parsers
+JSONC_CFLAGS = $(shell pkg-config --cflags json-c)
+JSONC_LIBS   = $(shell pkg-config --libs json-c)
+HOST_SRCS := host/wsr-host.c host/client.c host/qmp.c loader/parse.c
+$(BUILD)/wsr-host: $(HOST_SRCS) host/client.h host/qmp.h loader/parse.h include/wsr.h | $(BUILD)
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) -o $@ $<
+	$(Q)$(CC) $(CFLAGS) -Iinclude -Iloader $(JSONC_CFLAGS) -o $@ $(HOST_SRCS) $(JSONC_LIBS)
 
 $(GUEST)/kfunc-probe: tests/balloon/progs/kfunc_probe.c tests/balloon/progs/kfunc_probe.h $(BUILD)/kfunc_probe.skel.h | $(GUEST)
 	$(call msg,CC,$@)
@@ -101,6 +105,14 @@ UNIT_SRCS := $(filter-out loader/wsr.c,$(wildcard loader/*.c))
 $(BUILD)/unit/%: tests/unit/%.c $(UNIT_SRCS) $(wildcard loader/*.h include/*.h bpf/*.h) | $(BUILD)/unit
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(INCLUDES) -Ibpf -o $@ $< $(UNIT_SRCS)
+
+# wsr-host's QMP messages: host/qmp.c and loader/parse.c with json-c, not
+# the loader files the other unit tests link
+$(BUILD)/unit/test_host_qmp: tests/unit/test_host_qmp.c host/qmp.c host/qmp.h loader/parse.c \
+		loader/parse.h include/wsr.h tests/unit/unit.h | $(BUILD)/unit
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) -Iinclude -Iloader -Ihost $(JSONC_CFLAGS) -o $@ $< host/qmp.c \
+		loader/parse.c $(JSONC_LIBS)
 
 $(BUILD) $(GUEST) $(BUILD)/unit:
 	$(Q)mkdir -p $@

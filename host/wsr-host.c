@@ -5,27 +5,17 @@
  * the guest's report stream, requests reports, prints the latest report
  * and waits for WORKING_SET_EVENTs.
  *
- * QMP is line-delimited JSON; we only need to send fixed commands and
- * recognise replies and events, so the JSON handling is a small scanner
- * for the fields we print, not a general parser.
+ * The messages are JSON, parsed by json-c in qmp.c; client.c has the
+ * socket, this file the commands.
  */
-#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <sys/un.h>
-#include <time.h>
 #include <unistd.h>
-
-#define PAGE_SIZE 4096ULL
-
-struct qmp {
-	FILE *in;
-	FILE *out;
-	char line[1 << 16];
-};
+#include "parse.h"
+#include "client.h"
+#include "qmp.h"
 
 static void usage(FILE *f)
 {
@@ -37,7 +27,9 @@ static void usage(FILE *f)
 "commands:\n"
 "  config INTERVALS REFRESH_MS REPORT_MS\n"
 "                  send the guest its bins (ms, comma-separated, strictly\n"
-"                  increasing, working-set-bins - 1 of them) and thresholds\n"
+"                  increasing, working-set-bins - 1 of them, as wsr's\n"
+"                  intervals_ms: a last 9223372036854775807 is dropped) and\n"
+"                  thresholds\n"
 "  request [--count N] [--batch B] [--timeout-ms MS] [--json]\n"
 "                  ask the guest for a fresh report.  With --count or\n"
 "                  --batch, send N requests (default 1) B at a time\n"
@@ -72,48 +64,12 @@ static void usage(FILE *f)
 "  wsr-host --qmp /tmp/vm.qmp watch --json --count 10\n", f);
 }
 
-/* read the next line that is not an event (or an event when @event) */
-static const char *qmp_read(struct qmp *q, int event)
-{
-	while (fgets(q->line, sizeof(q->line), q->in)) {
-		int is_event = strstr(q->line, "\"event\"") != NULL;
-
-		if (is_event == event)
-			return q->line;
-	}
-	return NULL;
-}
-
-/* send @cmd, return 0 and the reply line, or print the QMP error */
-static int qmp_exec(struct qmp *q, const char *cmd, const char **reply)
-{
-	const char *r;
-
-	fprintf(q->out, "%s\n", cmd);
-	fflush(q->out);
-	r = qmp_read(q, 0);
-	if (!r) {
-		fprintf(stderr, "wsr-host: QMP connection closed\n");
-		return -1;
-	}
-	if (strstr(r, "\"error\"")) {
-		const char *d = strstr(r, "\"desc\": \"");
-		int n = d ? (int)strcspn(d + 9, "\"") : (int)strlen(r);
-
-		fprintf(stderr, "wsr-host: QEMU refused: %.*s\n", n, d ? d + 9 : r);
-		return 1;
-	}
-	if (reply)
-		*reply = r;
-	return 0;
-}
-
 /* "qmp -": the commands of stdin over one connection, each reply printed */
-static int qmp_stream(struct qmp *q)
+static int qmp_stdin(struct qmp *q)
 {
+	const struct qmp_msg *r;
 	char *cmd = NULL;
 	size_t cap = 0;
-	const char *r;
 	ssize_t n;
 	int err = 0;
 
@@ -121,169 +77,17 @@ static int qmp_stream(struct qmp *q)
 		cmd[strcspn(cmd, "\n")] = 0;
 		if (!cmd[0])
 			continue;
-		fprintf(q->out, "%s\n", cmd);
-		fflush(q->out);
-		r = qmp_read(q, 0);
+		r = qmp_send(q, cmd) ? NULL : qmp_reply(q, -1);
 		if (!r) {
 			fprintf(stderr, "wsr-host: QMP connection closed\n");
 			err = 1;
 			break;
 		}
-		fputs(r, stdout);
+		fwrite(r->raw, 1, r->len, stdout);
 		fflush(stdout);
 	}
 	free(cmd);
 	return err;
-}
-
-static int qmp_connect(struct qmp *q, const char *path)
-{
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	int fd;
-
-	if (strlen(path) >= sizeof(sa.sun_path)) {
-		fprintf(stderr, "wsr-host: socket path too long: %s\n", path);
-		return -1;
-	}
-	strcpy(sa.sun_path, path);
-	fd = socket(AF_UNIX, SOCK_STREAM, 0);
-	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
-		fprintf(stderr, "wsr-host: cannot connect to %s: %s\n", path, strerror(errno));
-		return -1;
-	}
-	q->in = fdopen(fd, "r");
-	q->out = fdopen(dup(fd), "w");
-	if (!q->in || !q->out || !qmp_read(q, 0))	/* the greeting */
-		return -1;
-	return qmp_exec(q, "{\"execute\":\"qmp_capabilities\"}", NULL) ? -1 : 0;
-}
-
-/* the value after "key": between @p and @end, or NULL when none */
-static const char *value_in(const char *p, const char *end, const char *key)
-{
-	char pat[64];
-	const char *k;
-
-	snprintf(pat, sizeof(pat), "\"%s\":", key);
-	k = strstr(p, pat);
-	if (!k || k >= end)
-		return NULL;
-	k += strlen(pat);
-	while (*k == ' ')
-		k++;
-	return k;
-}
-
-/* the number of "key": between @p and @end; -1 when none */
-static int number_in(const char *p, const char *end, const char *key,
-		     unsigned long long *v)
-{
-	const char *k = value_in(p, end, key);
-
-	if (!k)
-		return -1;
-	*v = strtoull(k, NULL, 10);
-	return 0;
-}
-
-/* the string of "key": between @p and @end, into @v; -1 when none */
-static int string_in(const char *p, const char *end, const char *key,
-		     char *v, size_t len)
-{
-	const char *k = value_in(p, end, key);
-	size_t n;
-
-	if (!k)
-		return -1;
-	if (*k != '"')
-		return -1;
-	n = strcspn(++k, "\"");
-	if (n >= len || k + n >= end)
-		return -1;
-	memcpy(v, k, n);
-	v[n] = 0;
-	return 0;
-}
-
-/*
- * Why the report was sent and how old its data is, the fields of its
- * header; -1 when the line has no report (a guest-working-set before the
- * first one).  Only the report has these keys.
- */
-static int report_header(const char *json, char *cause, size_t len,
-			 unsigned long long *data_age_ms)
-{
-	const char *end = json + strlen(json);
-
-	if (string_in(json, end, "cause", cause, len) ||
-	    number_in(json, end, "data-age-ms", data_age_ms))
-		return -1;
-	return 0;
-}
-
-/*
- * A report as "cause=<cause> data_age_ms=<ms>", then its "nodes" array in
- * the seed's format; bytes become pages.  QEMU orders an object's keys as
- * it likes, so each node and each bin object is bounded first and its keys
- * looked up inside it.
- */
-static void print_report(const char *json)
-{
-	const char *p = strstr(json, "\"nodes\""), *open, *arr, *arr_end, *end, *b, *b_end;
-	unsigned long long node, ms, anon, file, age;
-	char cause[32];
-
-	if (!report_header(json, cause, sizeof(cause), &age))
-		printf("cause=%s data_age_ms=%llu\n", cause, age);
-	while (p && (p = strstr(p, "\"bins\""))) {
-		for (open = p; open > json && *open != '{'; open--)
-			;
-		arr = strchr(p, '[');
-		arr_end = arr ? strchr(arr, ']') : NULL;
-		end = arr_end ? strchr(arr_end, '}') : NULL;
-		if (!end || number_in(open, end, "node-id", &node))
-			return;
-		printf("N%llu\n", node);
-		for (b = arr; (b = strchr(b, '{')) && b < arr_end; b = b_end) {
-			b_end = strchr(b, '}');
-			if (!b_end || number_in(b, b_end, "idle-age-ms", &ms) ||
-			    number_in(b, b_end, "anon-bytes", &anon) ||
-			    number_in(b, b_end, "file-bytes", &file))
-				return;
-			printf("%llu anon=%llu file=%llu\n", ms, anon / PAGE_SIZE,
-			       file / PAGE_SIZE);
-		}
-		p = end;
-	}
-}
-
-/*
- * A QMP line (an object) as QEMU sent it, with the report's cause and data
- * age first under wsr's names: "cause" and "data_age_ms", null when there
- * is no report
- */
-static void print_json(const char *line)
-{
-	unsigned long long age;
-	char cause[32];
-
-	line += strspn(line, " ");
-	if (*line != '{') {
-		fputs(line, stdout);
-		return;
-	}
-	if (report_header(line, cause, sizeof(cause), &age))
-		printf("{\"cause\": null, \"data_age_ms\": null, %s", line + 1);
-	else
-		printf("{\"cause\": \"%s\", \"data_age_ms\": %llu, %s", cause, age, line + 1);
-}
-
-static double now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -291,19 +95,6 @@ static int cmp_double(const void *a, const void *b)
 	double x = *(const double *)a, y = *(const double *)b;
 
 	return x < y ? -1 : x > y;
-}
-
-/* the next line from QEMU within @ms, events included; NULL on time-out */
-static const char *qmp_read_within(struct qmp *q, double ms)
-{
-	struct timeval tv = { .tv_sec = (long)(ms / 1000),
-			      .tv_usec = (long)(ms * 1000) % 1000000 };
-
-	if (ms <= 0)
-		return NULL;
-	setsockopt(fileno(q->in), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	clearerr(q->in);
-	return fgets(q->line, sizeof(q->line), q->in);
 }
 
 /* what "request --count N --batch B" has seen so far */
@@ -314,20 +105,21 @@ struct answers {
 };
 
 /*
- * One line from QEMU while requests wait: an answer is a WORKING_SET_EVENT
- * of cause request, one too many when none of ours is outstanding; a
- * reclaim report is counted, not an answer.  Returns 1 for a reply to a
- * command, 0 for an event.
+ * One message from QEMU while requests wait: an answer is a
+ * WORKING_SET_EVENT of cause request, one too many when none of ours is
+ * outstanding; a reclaim report is counted, not an answer.  Returns 1 for
+ * a reply to a command, 0 for anything else.
  */
-static int answer_line(struct answers *a, const char *l)
+static int answer_msg(struct answers *a, struct json_object *msg)
 {
-	unsigned long long age;
-	char cause[32];
+	enum qmp_kind k = qmp_kind(msg);
+	const char *cause;
+	__u64 age;
 
-	if (!strstr(l, "\"event\""))
+	if (k == QMP_RETURN || k == QMP_ERROR)
 		return 1;
-	if (!strstr(l, "\"WORKING_SET_EVENT\"") ||
-	    report_header(l, cause, sizeof(cause), &age))
+	if (strcmp(qmp_event_name(msg), "WORKING_SET_EVENT") ||
+	    qmp_report_header(msg, &cause, &age))
 		return 0;
 	if (strcmp(cause, "request")) {
 		a->reclaim++;
@@ -337,10 +129,10 @@ static int answer_line(struct answers *a, const char *l)
 		a->lat[a->answered] = now_ms() - a->t0;
 		if (a->json)
 			printf("{\"answer\":%ld,\"latency_ms\":%.3f,\"data_age_ms\":%llu}\n",
-			       a->answered + 1, a->lat[a->answered], age);
+			       a->answered + 1, a->lat[a->answered], (unsigned long long)age);
 		else
 			printf("answer %ld latency_ms=%.3f data_age_ms=%llu\n",
-			       a->answered + 1, a->lat[a->answered], age);
+			       a->answered + 1, a->lat[a->answered], (unsigned long long)age);
 		fflush(stdout);
 		a->answered++;
 	}
@@ -352,21 +144,23 @@ static int answer_line(struct answers *a, const char *l)
  * that come first.  The guest has one notification buffer: while it has
  * not posted it again, QEMU refuses ("try again later"), and we do.
  */
-static int send_request(struct qmp *q, struct answers *a, double deadline)
+static int send_request(struct qmp *q, struct answers *a, const char *cmd, double deadline)
 {
-	const char *l;
+	const struct qmp_msg *m;
+	const char *desc;
 
 	for (;;) {
-		fputs("{\"execute\":\"working-set-request\"}\n", q->out);
-		fflush(q->out);
-		while ((l = qmp_read_within(q, deadline - now_ms())) && !answer_line(a, l))
-			;
-		if (!l)
+		if (qmp_send(q, cmd))
 			return -1;
-		if (!strstr(l, "\"error\""))
+		while ((m = qmp_next(q, deadline)) && !answer_msg(a, m->obj))
+			;
+		if (!m)
+			return -1;
+		if (qmp_kind(m->obj) == QMP_RETURN)
 			return 0;
-		if (!strstr(l, "try again later") || now_ms() > deadline) {
-			fprintf(stderr, "wsr-host: QEMU refused a request: %s", l);
+		desc = qmp_error_desc(m->obj);
+		if (!desc || !strstr(desc, "try again later") || now_ms() > deadline) {
+			fprintf(stderr, "wsr-host: QEMU refused a request: %.*s", (int)m->len, m->raw);
 			return -1;
 		}
 		usleep(1000);
@@ -381,13 +175,17 @@ static int send_request(struct qmp *q, struct answers *a, double deadline)
 static int cmd_request_wait(struct qmp *q, long count, long batch, long timeout_ms, int json)
 {
 	struct answers a = { .lat = calloc(count, sizeof(double)), .json = json };
-	const char *l;
+	char *cmd = qmp_cmd("working-set-request");
+	const struct qmp_msg *m;
 	double deadline;
 	long sent = 0, i;
 	int err = 0;
 
-	if (!a.lat)
+	if (!a.lat || !cmd) {
+		free(a.lat);
+		free(cmd);
 		return 1;
+	}
 	while (sent < count && !err) {
 		long n = count - sent < batch ? count - sent : batch;
 
@@ -396,12 +194,12 @@ static int cmd_request_wait(struct qmp *q, long count, long batch, long timeout_
 		for (i = 0; i < n && !err; i++) {
 			/* its answer may come before QEMU's reply to it */
 			a.want = sent + 1;
-			err = send_request(q, &a, deadline);
+			err = send_request(q, &a, cmd, deadline);
 			sent += !err;
 			a.want = sent;
 		}
-		while (!err && a.answered < a.want && (l = qmp_read_within(q, deadline - now_ms())))
-			answer_line(&a, l);
+		while (!err && a.answered < a.want && (m = qmp_next(q, deadline)))
+			answer_msg(&a, m->obj);
 		if (!err && a.answered < a.want) {
 			fprintf(stderr, "wsr-host: %ld of %ld requests unanswered after %ld ms\n",
 				a.want - a.answered, a.want, timeout_ms);
@@ -416,94 +214,77 @@ static int cmd_request_wait(struct qmp *q, long count, long batch, long timeout_
 		a.answered ? a.lat[(a.answered - 1) / 2] : 0.0,
 		a.answered ? a.lat[(a.answered * 99 + 99) / 100 - 1] : 0.0);
 	free(a.lat);
+	free(cmd);
 	return err ? 1 : 0;
 }
 
-/* strictly increasing positive integers, comma-separated, into JSON */
-static int intervals_json(const char *s, char *out, size_t len)
+/* a number given on the command line, by the loader's rules */
+static int parse_num(const char *s, const char *what, unsigned long long *v)
 {
-	unsigned long long prev = 0, v;
-	size_t n = 0;
-	char *end;
+	struct wsr_err err;
+	__u64 n;
 
-	n += snprintf(out + n, len - n, "[");
-	while (*s) {
-		if (*s < '0' || *s > '9')
-			goto bad;
-		v = strtoull(s, &end, 10);
-		if (v <= prev || (*end && *end != ',') || n >= len - 32)
-			goto bad;
-		n += snprintf(out + n, len - n, "%s%llu", prev ? "," : "", v);
-		prev = v;
-		s = *end ? end + 1 : end;
-		if (*end && !*s)
-			goto bad;
-	}
-	if (!prev)
-		goto bad;
-	snprintf(out + n, len - n, "]");
-	return 0;
-bad:
-	fprintf(stderr, "wsr-host: intervals must be strictly increasing positive "
-		"integers separated by commas\n");
-	return -1;
-}
-
-static int parse_ms(const char *s, const char *what, unsigned long long *v)
-{
-	char *end;
-
-	if (*s < '0' || *s > '9' || (errno = 0, *v = strtoull(s, &end, 10), *end) || errno) {
-		fprintf(stderr, "wsr-host: %s: '%s' is not a number of ms\n", what, s);
+	if (wsr_parse_u64(s, &n, what, &err)) {
+		fprintf(stderr, "wsr-host: %s\n", err.msg);
 		return -1;
 	}
+	*v = n;
 	return 0;
 }
 
+/*
+ * The bins as the guest CLI takes them (3 to 15 strictly increasing ms; a
+ * final catch-all bound, as printed, is dropped), the thresholds in ms.
+ * QEMU checks the count against its working-set-bins.
+ */
 static int cmd_config(struct qmp *q, int argc, char **argv)
 {
-	unsigned long long refresh, report;
-	char ivals[1024], cmd[1200];
+	__u64 ivals[WSR_MAX_INTERVALS], refresh, report;
+	struct wsr_err err;
+	__u32 nr;
 
 	if (argc != 4) {
 		fprintf(stderr, "wsr-host: config takes INTERVALS REFRESH_MS REPORT_MS\n");
 		return 2;
 	}
-	if (intervals_json(argv[1], ivals, sizeof(ivals)) ||
-	    parse_ms(argv[2], "refresh", &refresh) || parse_ms(argv[3], "report", &report))
+	if (wsr_parse_intervals(argv[1], ivals, &nr, &err)) {
+		fprintf(stderr, "wsr-host: %s; INTERVALS are %d to %d strictly increasing ms, "
+			"comma-separated\n", err.msg, WSR_MIN_INTERVALS, WSR_MAX_INTERVALS);
 		return 2;
-	snprintf(cmd, sizeof(cmd), "{\"execute\":\"working-set-config\",\"arguments\":"
-		 "{\"intervals\":%s,\"refresh\":%llu,\"report\":%llu}}", ivals, refresh, report);
-	return qmp_exec(q, cmd, NULL) ? 1 : 0;
+	}
+	if (wsr_parse_ms(argv[2], &refresh, WSR_MAX_MS, "refresh", &err) ||
+	    wsr_parse_ms(argv[3], &report, WSR_MAX_MS, "report", &err)) {
+		fprintf(stderr, "wsr-host: %s\n", err.msg);
+		return 2;
+	}
+	return qmp_exec_built(q, qmp_cmd_config(ivals, nr, refresh, report), NULL) ? 1 : 0;
 }
 
+/* the device's latest report: the reply to qom-get of guest-working-set */
 static int cmd_show(struct qmp *q, const char *device, int json)
 {
-	const char *r;
-	char cmd[512];
+	const struct qmp_msg *r;
 
-	snprintf(cmd, sizeof(cmd), "{\"execute\":\"qom-get\",\"arguments\":"
-		 "{\"path\":\"%s\",\"property\":\"guest-working-set\"}}", device);
-	if (qmp_exec(q, cmd, &r))
+	if (qmp_exec_built(q, qmp_cmd_qom_get(device, "guest-working-set"), &r))
 		return 1;
 	if (json)
-		print_json(r);
+		qmp_print_json(stdout, r);
 	else
-		print_report(r);
+		qmp_print_report(stdout, r->obj);
 	return 0;
 }
 
 static int cmd_watch(struct qmp *q, int json, long count)
 {
-	const char *e;
+	const struct qmp_msg *e;
 
-	while (count != 0 && (e = qmp_read(q, 1))) {
-		if (!strstr(e, "\"WORKING_SET_EVENT\""))
+	while (count != 0 && (e = qmp_next(q, -1))) {
+		if (strcmp(qmp_event_name(e->obj), "WORKING_SET_EVENT"))
 			continue;
 		if (json)
-			print_json(e);
+			qmp_print_json(stdout, e);
 		else
-			print_report(e);
+			qmp_print_report(stdout, e->obj);
 		fflush(stdout);
 		if (count > 0)
 			count--;
@@ -541,7 +322,7 @@ int main(int argc, char **argv)
 			json = 1;
 			break;
 		case 'c':
-			if (parse_ms(optarg, "--count", &n) || !n) {
+			if (parse_num(optarg, "--count", &n) || !n) {
 				fprintf(stderr, "wsr-host: --count must be at least 1\n");
 				return 2;
 			}
@@ -549,7 +330,7 @@ int main(int argc, char **argv)
 			break;
 		case 'b':
 		case 't':
-			if (parse_ms(optarg, opt == 'b' ? "--batch" : "--timeout-ms", &n) || !n ||
+			if (parse_num(optarg, opt == 'b' ? "--batch" : "--timeout-ms", &n) || !n ||
 			    n > 1000000) {
 				fprintf(stderr, "wsr-host: --batch and --timeout-ms take 1..1000000\n");
 				return 2;
@@ -576,10 +357,10 @@ int main(int argc, char **argv)
 		while ((opt = getopt_long(argc, argv, "jc:b:t:", opts, NULL)) != -1) {
 			if (opt == 'j') {
 				json = 1;
-			} else if (opt == 'c' && !parse_ms(optarg, "--count", &n) && n) {
+			} else if (opt == 'c' && !parse_num(optarg, "--count", &n) && n) {
 				count = (long)n;
 			} else if ((opt == 'b' || opt == 't') && !strcmp(argv[0], "request") &&
-				   !parse_ms(optarg, "--batch/--timeout-ms", &n) && n && n <= 1000000) {
+				   !parse_num(optarg, "--batch/--timeout-ms", &n) && n && n <= 1000000) {
 				*(opt == 'b' ? &batch : &timeout_ms) = (long)n;
 			} else {
 				fprintf(stderr, "wsr-host: bad option for %s\n", argv[0]);
@@ -601,7 +382,7 @@ int main(int argc, char **argv)
 		return cmd_request_wait(&q, count > 0 ? count : 1, batch ? batch : 1,
 					timeout_ms, json);
 	if (!strcmp(argv[0], "request"))
-		return qmp_exec(&q, "{\"execute\":\"working-set-request\"}", NULL) ? 1 : 0;
+		return qmp_exec_built(&q, qmp_cmd("working-set-request"), NULL) ? 1 : 0;
 	if (!strcmp(argv[0], "show"))
 		return cmd_show(&q, device, json);
 	if (!strcmp(argv[0], "watch"))
@@ -611,13 +392,14 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	if (!strcmp(argv[1], "-"))
-		return qmp_stream(&q);
+		return qmp_stdin(&q);
 	{
-		const char *r;
+		/* the user's command goes as written, its reply as QEMU sent it */
+		const struct qmp_msg *r;
 		int err = qmp_exec(&q, argv[1], &r);
 
 		if (!err)
-			fputs(r, stdout);
+			fwrite(r->raw, 1, r->len, stdout);
 		return err ? 1 : 0;
 	}
 }

@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * wsr-host's QMP messages: the bytes QEMU sends cut into messages with
+ * json-c, the messages told apart by their top-level key, the commands
+ * built as json-c objects, and the working-set reports printed.  No I/O
+ * of its own, so that tests/unit/test_host_qmp.c can drive it.
+ */
+#ifndef __WSR_HOST_QMP_H
+#define __WSR_HOST_QMP_H
+
+#include <stdio.h>
+#include <json-c/json.h>
+#include "wsr.h"
+
+/*
+ * QMP reports bytes; wsr-host prints pages, as the seed does.  The report
+ * does not say the guest's page size (WorkingSetReport has no such field),
+ * so this is x86's, which is what the guests run.
+ */
+#define QMP_PAGE_SIZE 4096ULL
+
+/* one message as QEMU sent it */
+struct qmp_msg {
+	struct json_object *obj;	/* the parsed message */
+	const char *raw;		/* its text through the end of its line */
+	size_t len;			/* bytes of raw (not NUL-terminated) */
+};
+
+/*
+ * Bytes from QEMU, cut into messages.  A message may be of any length
+ * and arrive in any number of pieces: json_tokener keeps its state
+ * between them.
+ */
+struct qmp_stream {
+	struct json_tokener *tok;
+	char *buf;
+	size_t start;		/* buf[start, len) is not returned yet */
+	size_t fed;		/* buf[start, fed) the tokener has seen */
+	size_t len, cap;
+	struct json_object *obj;	/* parsed, its line's end not yet seen */
+	size_t obj_end;
+	struct qmp_msg msg;	/* the last returned, valid until the next call */
+};
+
+int qmp_stream_init(struct qmp_stream *s);
+void qmp_stream_free(struct qmp_stream *s);
+/* append @n bytes received; -1 when out of memory */
+int qmp_stream_feed(struct qmp_stream *s, const char *data, size_t n);
+/*
+ * The next whole message into *msg (1), 0 when more bytes are needed, -1
+ * when QEMU sent something that is not JSON.  *msg belongs to @s and is
+ * valid until the next call.
+ */
+int qmp_stream_next(struct qmp_stream *s, const struct qmp_msg **msg);
+
+enum qmp_kind {
+	QMP_OTHER,
+	QMP_GREETING,	/* {"QMP": ...} */
+	QMP_RETURN,	/* {"return": ...}: a command's success */
+	QMP_ERROR,	/* {"error": ...}: a command's failure */
+	QMP_EVENT,	/* {"event": ...} */
+};
+
+/* what a message is, by its top-level key, never by its text */
+enum qmp_kind qmp_kind(struct json_object *msg);
+/* the name of an event ("" for other messages) */
+const char *qmp_event_name(struct json_object *msg);
+/* an error's "desc", or NULL */
+const char *qmp_error_desc(struct json_object *msg);
+
+/*
+ * Commands, as the text to send (no newline; free() it), or NULL when out
+ * of memory.  Strings are escaped by json-c.
+ */
+char *qmp_cmd(const char *execute);
+char *qmp_cmd_qom_get(const char *path, const char *property);
+char *qmp_cmd_config(const __u64 *intervals, __u32 nr, __u64 refresh_ms, __u64 report_ms);
+
+/*
+ * A report's header, from a reply to qom-get of "guest-working-set"
+ * ("return") or a WORKING_SET_EVENT ("data"): why it was sent and how
+ * old its data is.  -1 when there is none (the property before the first
+ * report).
+ */
+int qmp_report_header(struct json_object *msg, const char **cause, __u64 *data_age_ms);
+
+/*
+ * "cause=<cause> data_age_ms=<ms>", then per node "N<node>" and its bins
+ * as "<ms> anon=<pages> file=<pages>", the seed's format.  Stops at the
+ * first node or bin that lacks a field.
+ */
+void qmp_print_report(FILE *f, struct json_object *msg);
+
+/*
+ * The message as QEMU sent it, with the report's cause and data age first
+ * under wsr's names, "cause" and "data_age_ms" (null without a report).
+ */
+void qmp_print_json(FILE *f, const struct qmp_msg *msg);
+
+#endif /* __WSR_HOST_QMP_H */

@@ -1,0 +1,262 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests of wsr-host's QMP messages (host/qmp.c): messages of any
+ * length and in any pieces, told apart by their top-level key, commands
+ * escaped, reports printed as wsr-host always printed them.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "qmp.h"
+#include "unit.h"
+
+/* as QEMU sends them: ", " and ": " between items, "\r\n" after each */
+#define BINS(a, f)							\
+	"[{\"idle-age-ms\": 1000, \"anon-bytes\": " #a ", \"file-bytes\": " #f "}, " \
+	"{\"file-bytes\": 8191, \"idle-age-ms\": 9223372036854775807, \"anon-bytes\": 4096}]"
+#define EVENT								\
+	"{\"timestamp\": {\"seconds\": 1700000000, \"microseconds\": 1}, "	\
+	"\"event\": \"WORKING_SET_EVENT\", \"data\": {\"cause\": \"reclaim\", " \
+	"\"data-age-ms\": 10, \"nodes\": [{\"node-id\": 0, \"bins\": " BINS(12288, 20479) \
+	"}, {\"bins\": " BINS(40960, 0) ", \"node-id\": 3}]}}\r\n"
+/* what wsr-host printed for EVENT before json-c (the seed's format) */
+#define EVENT_TEXT							\
+	"cause=reclaim data_age_ms=10\n"				\
+	"N0\n"								\
+	"1000 anon=3 file=4\n"						\
+	"9223372036854775807 anon=1 file=1\n"				\
+	"N3\n"								\
+	"1000 anon=10 file=0\n"						\
+	"9223372036854775807 anon=1 file=1\n"
+
+/* what "watch --json" put before the rest of EVENT */
+#define JSON_KEYS "{\"cause\": \"reclaim\", \"data_age_ms\": 10, "
+
+static struct qmp_stream s;
+
+/*
+ * Feed @text in pieces of @piece bytes: the number of messages in it (0 on
+ * error), the first one's length in *first.
+ */
+static int feed_count(const char *text, size_t piece, size_t *first)
+{
+	const struct qmp_msg *m;
+	size_t off = 0, n;
+	int msgs = 0, r;
+
+	qmp_stream_free(&s);
+	if (qmp_stream_init(&s))
+		return 0;
+	while (off < strlen(text)) {
+		n = strlen(text) - off < piece ? strlen(text) - off : piece;
+		if (qmp_stream_feed(&s, text + off, n))
+			return 0;
+		off += n;
+		while ((r = qmp_stream_next(&s, &m)) > 0)
+			if (!msgs++)
+				*first = m->len;
+		if (r < 0)
+			return 0;
+	}
+	return msgs;
+}
+
+/* the next message of @text fed whole; NULL on error */
+static const struct qmp_msg *one(const char *text)
+{
+	const struct qmp_msg *m;
+
+	qmp_stream_free(&s);
+	if (qmp_stream_init(&s) || qmp_stream_feed(&s, text, strlen(text)) ||
+	    qmp_stream_next(&s, &m) != 1)
+		return NULL;
+	return m;
+}
+
+/* what @print wrote for @msg */
+static char *printed(void (*print)(FILE *, struct json_object *), struct json_object *msg)
+{
+	char *out = NULL;
+	size_t len;
+	FILE *f = open_memstream(&out, &len);
+
+	if (!f)
+		return NULL;
+	print(f, msg);
+	fclose(f);
+	return out;
+}
+
+/* a reply of over 64 KiB (once cut in two by fgets) is one message */
+static const char *reply_over_64k_is_one_message(void)
+{
+	static const char last[] = "{\"return\": {}}\r\n";
+	size_t big = 200 << 10, i, first = 0;
+	char *text = malloc(big + 64), *p = text;
+	struct json_object *v;
+	const struct qmp_msg *m;
+	int n;
+
+	CHECK(text, "malloc");
+	p += sprintf(p, "{\"return\": {\"s\": \"");
+	for (i = 0; i < big; i++)
+		*p++ = 'a' + i % 26;
+	strcpy(p, "\"}}\r\n");
+	strcat(p, last);
+	/* in QEMU's pieces, byte by byte, in one read */
+	CHECK((n = feed_count(text, 4096, &first)) == 2, "%d messages in 4 KiB reads", n);
+	CHECK(first == strlen(text) - strlen(last), "first message of %zu bytes", first);
+	CHECK((n = feed_count(text, 1, &first)) == 2, "%d messages byte by byte", n);
+	CHECK(first == strlen(text) - strlen(last), "first message of %zu bytes", first);
+	m = one(text);
+	CHECK(m && qmp_kind(m->obj) == QMP_RETURN, "not a reply");
+	CHECK(m->len == strlen(text) - strlen(last) && !memcmp(m->raw, text, m->len),
+	      "raw text is not the text sent");
+	CHECK(json_object_object_get_ex(json_object_object_get(m->obj, "return"), "s", &v) &&
+	      json_object_get_string_len(v) == (int)big, "string cut short");
+	free(text);
+	qmp_stream_free(&s);
+	return NULL;
+}
+
+/* the word "event", even as a key below the top, does not make an event */
+static const char *reply_with_event_in_a_string_is_a_reply(void)
+{
+	static const char *const replies[] = {
+		"{\"return\": {\"name\": \"event\"}}\r\n",
+		"{\"return\": [\"\\\"event\\\"\", {\"event\": \"WORKING_SET_EVENT\"}]}\r\n",
+		"{\"error\": {\"class\": \"GenericError\", \"desc\": \"no \\\"event\\\"\"}}\r\n",
+	};
+	const struct qmp_msg *m;
+	unsigned int i;
+
+	for (i = 0; i < sizeof(replies) / sizeof(replies[0]); i++) {
+		m = one(replies[i]);
+		CHECK(m, "%s not parsed", replies[i]);
+		CHECK(qmp_kind(m->obj) == (i == 2 ? QMP_ERROR : QMP_RETURN),
+		      "%s is of kind %d", replies[i], qmp_kind(m->obj));
+		CHECK(!strcmp(qmp_event_name(m->obj), ""), "%s has an event name", replies[i]);
+	}
+	CHECK(!strcmp(qmp_error_desc(m->obj), "no \"event\""), "desc '%s'",
+	      qmp_error_desc(m->obj));
+	qmp_stream_free(&s);
+	return NULL;
+}
+
+static const char *event_and_greeting_are_recognised(void)
+{
+	const struct qmp_msg *m = one(EVENT);
+
+	CHECK(m && qmp_kind(m->obj) == QMP_EVENT, "WORKING_SET_EVENT is not an event");
+	CHECK(!strcmp(qmp_event_name(m->obj), "WORKING_SET_EVENT"), "event '%s'",
+	      qmp_event_name(m->obj));
+	CHECK(m->len == strlen(EVENT) && !memcmp(m->raw, EVENT, m->len),
+	      "raw text is not the line as sent");
+	m = one("{\"QMP\": {\"version\": {}, \"capabilities\": [\"oob\"]}}\r\n");
+	CHECK(m && qmp_kind(m->obj) == QMP_GREETING, "greeting not recognised");
+	/* a message is whole with its line's end, which may come later */
+	m = one("{\"event\": \"STOP\"}\r");
+	CHECK(!m && !qmp_stream_feed(&s, "\n", 1) && qmp_stream_next(&s, &m) == 1,
+	      "not one message once its line ended");
+	CHECK(qmp_kind(m->obj) == QMP_EVENT && m->len == 19, "STOP: kind %d, %zu bytes",
+	      qmp_kind(m->obj), m->len);
+	/* what is not JSON is an error, not a message */
+	m = one("{\"return\": {}} nonsense\r\n");
+	CHECK(m && qmp_kind(m->obj) == QMP_RETURN, "reply before the nonsense");
+	CHECK(qmp_stream_next(&s, &m) < 0, "nonsense taken");
+	qmp_stream_free(&s);
+	return NULL;
+}
+
+/* --device and any string wsr-host writes come back as they were */
+static const char *strings_in_commands_are_escaped(void)
+{
+	static const char *const paths[] = {
+		"/machine/peripheral/balloon0",
+		"/machine/a\"b\\c\nd\te\x01\x1f/",
+		"/sys/fs/cgroup/job \"1\"/\\x/\r\x7f",
+	};
+	struct json_object *cmd, *args, *v;
+	unsigned int i;
+	char *text;
+
+	for (i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
+		text = qmp_cmd_qom_get(paths[i], "guest-working-set");
+		CHECK(text && !strchr(text, '\n') && !strchr(text, '\x01'),
+		      "raw control character in %s", text);
+		cmd = json_tokener_parse(text);
+		CHECK(cmd, "%s does not parse", text);
+		CHECK(json_object_object_get_ex(cmd, "arguments", &args) &&
+		      json_object_object_get_ex(args, "path", &v) &&
+		      !strcmp(json_object_get_string(v), paths[i]), "path of %s", text);
+		CHECK(!strcmp(json_object_get_string(json_object_object_get(cmd, "execute")),
+			      "qom-get"), "execute of %s", text);
+		json_object_put(cmd);
+		free(text);
+	}
+	text = qmp_cmd_qom_get(paths[0], "guest-working-set");
+	CHECK(!strcmp(text, "{\"execute\":\"qom-get\",\"arguments\":{\"path\":"
+		      "\"/machine/peripheral/balloon0\",\"property\":\"guest-working-set\"}}"),
+	      "not the command wsr-host always sent: %s", text);
+	free(text);
+	return NULL;
+}
+
+/* a WORKING_SET_EVENT, as wsr-host printed it before json-c */
+static const char *report_prints_the_same_lines(void)
+{
+	const struct qmp_msg *m = one(EVENT);
+	char *out;
+
+	CHECK(m, "event not parsed");
+	out = printed(qmp_print_report, m->obj);
+	CHECK(out && !strcmp(out, EVENT_TEXT), "printed\n%s", out);
+	free(out);
+	/* a reply to qom-get before the first report: no header, no nodes */
+	m = one("{\"return\": {\"last-update-ms\": 0, \"reports\": 0, \"nodes\": []}}\r\n");
+	out = printed(qmp_print_report, m->obj);
+	CHECK(out && !strcmp(out, ""), "printed '%s' for no report", out);
+	free(out);
+	qmp_stream_free(&s);
+	return NULL;
+}
+
+static void print_json(FILE *f, struct json_object *msg)
+{
+	struct qmp_msg m = { .obj = msg, .raw = EVENT, .len = strlen(EVENT) };
+
+	qmp_print_json(f, &m);
+}
+
+/* the catch-all bound is an int64 in json-c, never a double */
+static const char *catch_all_bound_stays_exact(void)
+{
+	const struct qmp_msg *m = one(EVENT);
+	const char *cause;
+	char *out;
+	__u64 age;
+
+	CHECK(m, "event not parsed");
+	out = printed(qmp_print_report, m->obj);
+	CHECK(out && strstr(out, "\n9223372036854775807 anon=1 file=1\n"), "printed\n%s", out);
+	free(out);
+	CHECK(!qmp_report_header(m->obj, &cause, &age) && !strcmp(cause, "reclaim") && age == 10,
+	      "header");
+	/* --json: QEMU's text after wsr's two keys, as it came */
+	out = printed(print_json, m->obj);
+	CHECK(out && !strncmp(out, JSON_KEYS, strlen(JSON_KEYS)) &&
+	      !strcmp(out + strlen(JSON_KEYS), EVENT + 1), "--json printed %s", out);
+	free(out);
+	qmp_stream_free(&s);
+	return NULL;
+}
+
+static const struct unit_test tests[] = {
+	{ "host_qmp_reply_over_64k_is_one_message", reply_over_64k_is_one_message },
+	{ "host_qmp_reply_with_event_in_a_string_is_a_reply", reply_with_event_in_a_string_is_a_reply },
+	{ "host_qmp_event_and_greeting_are_recognised", event_and_greeting_are_recognised },
+	{ "host_qmp_strings_in_commands_are_escaped", strings_in_commands_are_escaped },
+	{ "host_qmp_report_prints_the_same_lines", report_prints_the_same_lines },
+	{ "host_qmp_catch_all_bound_stays_exact", catch_all_bound_stays_exact },
+};
+
+UNIT_MAIN(tests)
