@@ -60,6 +60,7 @@ apply_patches "$tree" "${PATCHES[@]}"
 # (a later fragment's value wins)
 check_config() {
 	local bad="" opt want
+	# shellcheck disable=SC2013 # option names, one word each
 	for opt in $(cat "${FRAGMENTS[@]}" | sed -n 's/^\(CONFIG_[A-Z0-9_]*\)=.*/\1/p' | sort -u); do
 		want=$(cat "${FRAGMENTS[@]}" | grep "^$opt=" | tail -n 1)
 		grep -qx "$want" "$build/.config" || bad="$bad $opt"

@@ -140,6 +140,7 @@ balloon_tests() {
 	for n in $("$WSR_ROOT"/vmtests/balloon-test.sh --list); do
 		# shellcheck disable=SC2254 # patterns, on purpose
 		for p in $2; do case "$n" in $p) continue 2 ;; esac; done
+		# shellcheck disable=SC2086 # pattern lists, split on purpose (no globbing: set -f)
 		matches "$n" $1 && matches "$n" ${WSR_BALLOON_TESTS:-'*'} && echo "$n"
 	done
 }

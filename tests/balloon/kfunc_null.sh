@@ -4,6 +4,7 @@
 # passes NULL (an unchecked lookup in an empty map) to both kfuncs, then a
 # valid buffer to the config kfunc.  Both NULL calls must return -EINVAL,
 # not fault; the valid one must still work.
+# shellcheck source=transport-lib.sh
 . /host/transport-lib.sh
 
 dev=$(balloon_dev) || fail "no virtio balloon device"
