@@ -35,7 +35,7 @@ GUEST_PROGS := $(GUEST)/wsr $(GUEST)/wsr-workload $(GUEST)/kfunc-probe
 GUEST_TESTS := $(wildcard tests/guest/*.sh)
 UNIT_TESTS  := $(patsubst tests/unit/%.c,$(BUILD)/unit/%,$(wildcard tests/unit/*.c))
 
-.PHONY: all setup check check-long bench demo clean distclean FORCE
+.PHONY: all setup check check-long bench demo lint clean distclean FORCE
 .DELETE_ON_ERROR:
 .SECONDARY:
 
@@ -124,6 +124,11 @@ bench: setup
 demo: setup
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)vmtests/demo.sh
+
+# make check's lint step alone; checkpatch needs the kernel and QEMU trees
+# that make check's builds unpack
+lint: setup
+	$(Q)vmtests/lint.sh
 
 clean:
 	rm -rf $(BUILD)

@@ -128,8 +128,8 @@ section "host unit tests"
 run_unit_tests
 section "host QMP tests (QEMU working-set device, no guest)"
 "$WSR_ROOT"/vmtests/qmp-test.sh 2>&1 | record_lines host-qmp
-section "patch series style (each project's checkpatch.pl)"
-"$WSR_ROOT"/vmtests/checkpatch.sh 2>&1 | record_lines lint
+section "lint (shellcheck on every shell file; each project's checkpatch.pl on its series)"
+"$WSR_ROOT"/vmtests/lint.sh 2>&1 | record_lines lint
 section "QEMU device qtest (a hostile guest driver; ASan and UBSan)"
 "$WSR_ROOT"/vmtests/qtest-balloon.sh 2>&1 | record_lines qemu
 # balloon_tests PATTERNS SKIP: the balloon tests whose names match one of
