@@ -87,7 +87,6 @@ make -s -C "$tree" O="$build" INSTALL_MOD_PATH="$out.tmp/modules" modules_instal
 release=$(cat "$build/include/config/kernel.release")
 grep -E '/(virtio_balloon)\.ko$' "$build/modules.order" |
 	sed "s|^|$release/kernel/|" >"$out.tmp/modules.list"
-cp "$tree/scripts/checkpatch.pl" "$out.tmp/" 2>/dev/null || true
 if [ "$variant" = debug ]; then
 	# the module with deliberate bugs, built out of tree in the output
 	cp -r "$SELFTEST_MOD" "$out.tmp/selftest-module"
