@@ -1,6 +1,7 @@
 #!/bin/sh
-# wsr-tiers: issue 12's three-tier accuracy benchmark, run inside a test
-# guest (make bench; README "Aging and idle ages").  Prints, per mode, the
+# wsr-tiers: the three-tier accuracy benchmark (a hot, a warm and a cold
+# tier, each to stay in its bins for minutes), run inside a test guest
+# (make bench; README "Aging and idle ages").  Prints, per mode, the
 # fraction of each tier in its bins over time and the lowest from minute 3.
 #   WSR_BENCH_TIER_SECONDS  run length per mode (default 600)
 # shellcheck source=../tests/guest/lib.sh
