@@ -1,12 +1,18 @@
 # wsr: working-set reporting for overcommitted Linux guests.
 #
-#   make demo    set up, build, boot a guest running a workload and show
-#                its working-set histograms (the main job)
-#   make check   set up, build, run host unit tests and guest tests
-#   make check-long  the long tests: 10,000 device fuzz cases on the
-#                debug (sanitizer) kernel, 20,000 hostile-driver cases
-#                on the ASan QEMU, the guest's long_*.sh tests
-#   make bench   benchmarks (figures, compared against a baseline)
+# The targets ("make help" prints the lines that start with "## "):
+## make demo        set up, build, boot a guest running a workload, show its working set (the main job)
+## make check       set up, build, run every test: unit, lint, QMP, qtest, balloon, harness, guest (~20 min)
+## make check-long  the long tests: 10,000 device fuzz cases, 20,000 hostile-driver ones, long_*.sh
+## make bench       benchmarks: figures next to a baseline from the same run (BENCHMARKS.md)
+## make lint        make check's lint step alone: shellcheck, checkpatch on both series, their self-tests
+## make all         build wsr into $(BUILD)/ (the default; builds the patched kernel first, for its BTF)
+## make setup       install the Debian packages wsr needs (vmtests/setup-host.sh, as root)
+## make clean       remove $(BUILD)/
+## make distclean   also remove $(WSR_CACHE): the kernel and QEMU trees and builds (all rebuilt next)
+## make help        this list
+##
+## BUILD=DIR (now $(BUILD)), WSR_CACHE=DIR (now $(WSR_CACHE)); V=1 shows the commands run
 #
 # Kernel and QEMU trees and their builds live in $(WSR_CACHE), keyed by
 # what built them; the project's own outputs live in $(BUILD).
@@ -35,7 +41,7 @@ GUEST_PROGS := $(GUEST)/wsr $(GUEST)/wsr-workload $(GUEST)/kfunc-probe
 GUEST_TESTS := $(wildcard tests/guest/*.sh)
 UNIT_TESTS  := $(patsubst tests/unit/%.c,$(BUILD)/unit/%,$(wildcard tests/unit/*.c))
 
-.PHONY: all setup check check-long bench demo clean distclean FORCE
+.PHONY: all setup check check-long bench demo lint clean distclean help FORCE
 .DELETE_ON_ERROR:
 .SECONDARY:
 
@@ -137,11 +143,20 @@ demo: setup
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)vmtests/demo.sh
 
+# make check's lint step alone; checkpatch needs the kernel and QEMU trees
+# that make check's builds unpack
+lint: setup
+	$(Q)vmtests/lint.sh
+
 clean:
 	rm -rf $(BUILD)
 
 # Also drop the kernel and QEMU trees and builds (a full rebuild follows)
 distclean: clean
 	rm -rf $(WSR_CACHE)
+
+help:
+	@sed -n 's/^## \{0,1\}//p' $(firstword $(MAKEFILE_LIST)) | \
+		sed 's|\$$(BUILD)|$(BUILD)|g; s|\$$(WSR_CACHE)|$(WSR_CACHE)|g'
 
 FORCE:

@@ -201,11 +201,6 @@ int wsr_knob_by_name(const char *name)
 	return -1;
 }
 
-const char *wsr_knob_name(enum wsr_knob knob)
-{
-	return knob < WSR_NR_KNOBS ? knob_names[knob] : "?";
-}
-
 int wsr_config_set(struct wsr_config *cfg, enum wsr_knob knob, const char *value,
 		   struct wsr_err *err)
 {

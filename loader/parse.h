@@ -61,7 +61,6 @@ enum wsr_knob {
 };
 
 int wsr_knob_by_name(const char *name);
-const char *wsr_knob_name(enum wsr_knob knob);
 
 /* apply a parsed value of @knob to @cfg; @cfg is untouched on error */
 int wsr_config_set(struct wsr_config *cfg, enum wsr_knob knob, const char *value,

@@ -645,11 +645,13 @@ test_request_matches_guest() {
 	host_totals "$tmp/show" >"$tmp/totals"
 	[ "$(wc -l <"$tmp/totals")" = 2 ] || { bad "not 2 nodes: $(tr '\n' ' ' <"$tmp/show")"; return; }
 	while read -r n anon file bins b; do
+		# shellcheck disable=SC2015 # bad unless both hold
 		[ "$bins" = 5 ] && [ "$b" = "$bounds" ] || bad "node $n has bins $b"
 		for src in LRUGEN WSR; do
 			read -r ga gf < <(tr -d '\r' <"$G_LOG" |
 				awk -v s=$src -v n="$n" '$2 == "TOTALS" && $3 == s && $4 == n { print $5, $6 }')
 			[ -n "$ga" ] || { bad "no $src totals for node $n"; continue; }
+			# shellcheck disable=SC2015 # bad unless both hold
 			close_enough "$anon" "$ga" && close_enough "$file" "$gf" ||
 				bad "node $n: host anon=$anon file=$file, guest $src anon=$ga file=$gf"
 		done
@@ -914,6 +916,7 @@ test_device_fuzz() {
 		{ bad "guest after $sent cases: $state, expected $fz_state configs=$((fz_configs + 1)) requests=$((fz_requests + 1)) rejected=$fz_rejects"; return; }
 	# dev_warn_ratelimited: 10 per 5 s at most
 	max_warn=$((10 * (secs / 5 + 2)))
+	# shellcheck disable=SC2015 # bad unless both hold
 	[ "${MARK#* warnings=}" -le "$max_warn" ] && [ "${MARK#* warnings=}" -ge 10 ] ||
 		{ bad "${MARK#* warnings=} warnings in $secs s for $fz_rejects bad notifications (rate limit: 10 per 5 s)"; return; }
 	echo "    | $sent cases in $secs s ($busy retries while the guest re-posted its buffer); ${MARK#* warnings=} warnings" >&2

@@ -1,6 +1,7 @@
 #!/bin/sh
 # wsr-bench: the estimator's benchmarks, run inside a test guest.
 # Prints figures; every cost is next to a baseline from the same run.
+# shellcheck source=../tests/guest/lib.sh
 . /wsr/bin/tests/lib.sh
 now_us() { awk '{ printf "%d\n", $1 * 1000000 }' /proc/uptime; }
 
@@ -55,7 +56,7 @@ start_workload --hot 8 --cold 8 --node 0 --cgroup "$top/m1" >/dev/null
 wsr set --memcg /bench/m1 refresh_ms 1 >/dev/null
 wsr set refresh_ms 1 >/dev/null
 for want in 1 100 1000 ${WSR_BENCH_MEMCGS:-10000}; do
-	[ $made -ge $want ] || seq $((made + 1)) "$want" | sed "s|^|$top/m|" | xargs mkdir
+	[ "$made" -ge "$want" ] || seq $((made + 1)) "$want" | sed "s|^|$top/m|" | xargs mkdir
 	made=$want
 	reps=5
 	t0=$(now_us)
@@ -70,7 +71,7 @@ for want in 1 100 1000 ${WSR_BENCH_MEMCGS:-10000}; do
 			/sys/kernel/debug/lru_gen
 	done
 	t4=$(now_us)
-	awk -v n=$want -v a=$(( (t1 - t0) / reps )) -v b=$(( (t2 - t1) / reps )) \
+	awk -v n="$want" -v a=$(( (t1 - t0) / reps )) -v b=$(( (t2 - t1) / reps )) \
 		-v c=$(( (t3 - t2) / reps )) -v d=$(( (t4 - t3) / reps )) 'BEGIN {
 		printf "%6d  %15.1f  %13.1f  %5.2f  %15.1f  %16.1f\n",
 			n, a / 1000, b / 1000, a / b, c / 1000, d / 1000 }'
@@ -82,10 +83,10 @@ rmdir "$top" 2>/dev/null
 
 echo "## 3. Accuracy on the ground-truth workload (32 MiB hot, 96 MiB cold)"
 for type in anon file; do
-	sh /wsr/bin/tests/estimator_hot_cold.sh $type >/tmp/acc 2>&1
-	hot=$(hist_sum /tmp/h1 $type 1 1)
-	cold=$(hist_sum /tmp/h1 $type 2 4)
-	awk -v t=$type -v h=$hot -v c=$cold 'BEGIN {
+	sh /wsr/bin/tests/estimator_hot_cold.sh "$type" >/tmp/acc 2>&1
+	hot=$(hist_sum /tmp/h1 "$type" 1 1)
+	cold=$(hist_sum /tmp/h1 "$type" 2 4)
+	awk -v t="$type" -v h="$hot" -v c="$cold" 'BEGIN {
 		printf "%s: hot %d pages (error %+.1f%%), cold %d pages (error %+.1f%%)\n",
 			t, h, 100 * (h - 8192) / 8192, c, 100 * (c - 24576) / 24576 }'
 	killall wsr-workload 2>/dev/null

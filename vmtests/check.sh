@@ -128,8 +128,8 @@ section "host unit tests"
 run_unit_tests
 section "host QMP tests (QEMU working-set device, no guest)"
 "$WSR_ROOT"/vmtests/qmp-test.sh 2>&1 | record_lines host-qmp
-section "patch series style (each project's checkpatch.pl)"
-"$WSR_ROOT"/vmtests/checkpatch.sh 2>&1 | record_lines lint
+section "lint (shellcheck on every shell file; each project's checkpatch.pl on its series)"
+"$WSR_ROOT"/vmtests/lint.sh 2>&1 | record_lines lint
 section "QEMU device qtest (a hostile guest driver; ASan and UBSan)"
 "$WSR_ROOT"/vmtests/qtest-balloon.sh 2>&1 | record_lines qemu
 # balloon_tests PATTERNS SKIP: the balloon tests whose names match one of
@@ -140,6 +140,7 @@ balloon_tests() {
 	for n in $("$WSR_ROOT"/vmtests/balloon-test.sh --list); do
 		# shellcheck disable=SC2254 # patterns, on purpose
 		for p in $2; do case "$n" in $p) continue 2 ;; esac; done
+		# shellcheck disable=SC2086 # pattern lists, split on purpose (no globbing: set -f)
 		matches "$n" $1 && matches "$n" ${WSR_BALLOON_TESTS:-'*'} && echo "$n"
 	done
 }

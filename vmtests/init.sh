@@ -31,6 +31,7 @@ if [ -e /sys/kernel/mm/lru_gen/enabled ]; then
 	echo y >/sys/kernel/mm/lru_gen/enabled 2>/dev/null
 fi
 if [ -e /sys/block/zram0/disksize ]; then
+	# shellcheck disable=SC2015 # the message unless all three succeed
 	echo "${WSR_SWAP_SIZE:-1G}" >/sys/block/zram0/disksize &&
 		mkswap /dev/zram0 >/dev/null && swapon /dev/zram0 ||
 		log "zram swap set-up failed"

@@ -11,6 +11,7 @@ dir=$(mktemp -d)
 sock=$dir/qmp
 trap 'kill $pid 2>/dev/null; rm -rf "$dir"' EXIT
 
+# shellcheck disable=SC2054 # -machine's value has commas
 qemu_args=(-L "$qemu/pc-bios" -L /usr/share/seabios -L /usr/share/qemu
 	-machine pc,accel=tcg -S -display none -nic none -monitor none)
 

@@ -11,7 +11,7 @@ PKGS="
 build-essential pkg-config git
 clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev libzstd-dev libjson-c-dev
 linux-source-6.1 dwarves flex bison bc libssl-dev xz-utils zstd kmod rsync
-busybox-static cpio seabios qemu-system-data e2fsprogs
+busybox-static cpio seabios qemu-system-data e2fsprogs shellcheck
 dpkg-dev ninja-build meson python3 libglib2.0-dev libpixman-1-dev libfdt-dev
 libslirp-dev
 "
@@ -33,7 +33,7 @@ derive_deb_src() {
 	local codename f
 	codename=$(. /etc/os-release && echo "$VERSION_CODENAME")
 	for f in /etc/apt/sources.list.d/*.sources; do
-		[ -e "$f" ] && [ "$f" != "$SRC_LIST" ] || continue
+		{ [ -e "$f" ] && [ "$f" != "$SRC_LIST" ]; } || continue
 		awk -v rel="$codename" '
 		function flush() {
 			if (isdeb && ours) printf "%s\n", stanza
@@ -46,6 +46,7 @@ derive_deb_src() {
 		END { flush() }' "$f"
 	done
 	# one-line format: deb [opts] uri suite comp...
+	# shellcheck disable=SC2002 # cat 2>/dev/null: a missing file reads as empty, quietly
 	cat /etc/apt/sources.list 2>/dev/null |
 		awk -v rel="$codename" '$1 == "deb" {
 			s = $0; sub(/^deb/, "deb-src", s)
@@ -86,6 +87,7 @@ main() {
 	export DEBIAN_FRONTEND=noninteractive
 	log "installing:$missing"
 	apt-get update -qq -o=Dpkg::Use-Pty=0 >/dev/null || log "apt-get update reported errors (continuing)"
+	# shellcheck disable=SC2086 # a list of package names
 	[ -z "$missing" ] || apt-get install -y -qq --no-install-recommends -o=Dpkg::Use-Pty=0 $missing >/dev/null
 }
 

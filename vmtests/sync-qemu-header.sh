@@ -19,7 +19,7 @@ if [ "${1:-}" = --check ]; then
 	check=1
 	shift
 fi
-[ $# = 1 ] && [ -d "$1/include/standard-headers/linux" ] ||
+{ [ $# = 1 ] && [ -d "$1/include/standard-headers/linux" ]; } ||
 	die "usage: sync-qemu-header.sh [--check] QEMU_TREE"
 qemu=$1
 HDR=include/uapi/linux/virtio_balloon.h

@@ -1,8 +1,10 @@
 #!/bin/sh
-# wsr-tiers: issue 12's three-tier accuracy benchmark, run inside a test
-# guest (make bench; README "Aging and idle ages").  Prints, per mode, the
+# wsr-tiers: the three-tier accuracy benchmark (a hot, a warm and a cold
+# tier, each to stay in its bins for minutes), run inside a test guest
+# (make bench; README "Aging and idle ages").  Prints, per mode, the
 # fraction of each tier in its bins over time and the lowest from minute 3.
 #   WSR_BENCH_TIER_SECONDS  run length per mode (default 600)
+# shellcheck source=../tests/guest/lib.sh
 . /wsr/bin/tests/lib.sh
 echo "## Three tiers, both ends of the histogram ($((${WSR_BENCH_TIER_SECONDS:-600} / 60)) minutes per mode)"
 # 16 MiB touched every 100 ms, 32 MiB every 20 s, 64 MiB idle since the

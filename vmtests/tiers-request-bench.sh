@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# Issue 12's three-tier accuracy with no reader: the host requests a
-# working-set report every 60 s (wsr-host request, then show) while a
-# guest runs 16 MiB touched every 100 ms, 32 MiB every 20 s and 64 MiB
-# idle since the start on node 0, bins 1, 5, 30, 60, 120, 300 s,
-# refresh_ms 1000.  Per answer, the fraction of each tier in its bins
+# The three-tier accuracy benchmark (tiers-guest.sh) with no reader: the
+# host requests a working-set report every 60 s (wsr-host request, then
+# show) while a guest runs 16 MiB touched every 100 ms, 32 MiB every 20 s
+# and 64 MiB idle since the start on node 0, bins 1, 5, 30, 60, 120,
+# 300 s, refresh_ms 1000.  Per answer, the fraction of each tier in its bins
 # (node 0, node level: the guest's other anon memory is a few MiB):
 # hot below 5 s, warm up to 30 s, cold 120 s or more; "background" is
 # the daemon's own aging with kept merges, "seed" --seed-aging.

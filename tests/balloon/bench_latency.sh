@@ -1,9 +1,11 @@
 #!/bin/sh
-# shellcheck shell=dash disable=SC2154 # $daemon: set by start_daemon (transport-lib.sh)
+# shellcheck shell=dash
 # Guest side of vmtests/balloon-bench.sh: the daemon serves the host's
 # first 2N requests (the first N cost measured), then is stopped, and the
 # BPF request hook answers the last N.
+# shellcheck source=../guest/lib.sh
 . /wsr/bin/tests/lib.sh
+# shellcheck source=transport-lib.sh
 . /host/transport-lib.sh
 
 sysctl -qw kernel.bpf_stats_enabled=1 2>/dev/null || echo 1 >/proc/sys/kernel/bpf_stats_enabled

@@ -3,7 +3,9 @@
 # Guest side of vmtests/tiers-request-bench.sh: the three-tier workload on
 # node 0 under the daemon, once as "background" (its own aging), then as
 # "seed" (wsr daemon --seed-aging); the host requests a report every 60 s.
+# shellcheck source=../guest/lib.sh
 . /wsr/bin/tests/lib.sh
+# shellcheck source=transport-lib.sh
 . /host/transport-lib.sh
 
 secs=$1

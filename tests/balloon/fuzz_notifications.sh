@@ -6,6 +6,7 @@
 # settled, the guest shows its state and how many warnings the driver
 # logged; after the deflate, the host's final CONFIG and REQUEST must
 # still arrive.
+# shellcheck source=transport-lib.sh
 . /host/transport-lib.sh
 
 dev=$(balloon_dev) || fail "no virtio balloon device"

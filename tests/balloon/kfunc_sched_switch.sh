@@ -14,6 +14,7 @@
 # and ...) nothing else, and reports must reach the device.
 #
 # usage: kfunc_sched_switch.sh SECS
+# shellcheck source=transport-lib.sh
 . /host/transport-lib.sh
 secs=${1:-30}
 

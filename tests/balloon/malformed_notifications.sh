@@ -5,6 +5,7 @@
 # REQUESTs (one with junk in the fields a REQUEST ignores), then a CONFIG
 # with the largest values allowed.  The guest shows its state after each
 # step and the driver's rate-limited warnings; the host judges them.
+# shellcheck source=transport-lib.sh
 . /host/transport-lib.sh
 
 dev=$(balloon_dev) || fail "no virtio balloon device"

@@ -7,6 +7,7 @@
 # (reporting on), an inflate and a deflate, and a report (ws on).
 #
 # usage: queue_layout.sh WS HINT REPORTING BINS   (WS... each 0 or 1)
+# shellcheck source=transport-lib.sh
 . /host/transport-lib.sh
 want_ws=$1 want_hint=$2 want_rep=$3 want_bins=$4
 

@@ -17,6 +17,7 @@
 # each failed probe must leave the device unbound, with no working_set/.
 #
 # usage: rebind_cycles.sh CYCLES [--fail-nth]
+# shellcheck source=transport-lib.sh
 . /host/transport-lib.sh
 cycles=$1
 fail_nth=${2:-}

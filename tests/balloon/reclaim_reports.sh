@@ -1,5 +1,5 @@
 #!/bin/sh
-# shellcheck shell=dash disable=SC2154 # $daemon: set by start_daemon (transport-lib.sh)
+# shellcheck shell=dash
 # Guest side of balloon_reclaim_reports_keep_report_ms_with_daemon_stopped:
 # once the host has configured report_ms, the daemon is stopped; a memcg
 # held at its memory.max for 8 s must make no balloon report; then the
@@ -11,7 +11,9 @@
 # one: more agings per evicted page, which a slow (debug) kernel needs.
 # For 15 s of it, reports must keep reaching the host, made by the BPF
 # programs alone.
+# shellcheck source=../guest/lib.sh
 . /wsr/bin/tests/lib.sh
+# shellcheck source=transport-lib.sh
 . /host/transport-lib.sh
 
 # pages written to the zram swap device: reclaim at work (this kernel has
@@ -47,6 +49,7 @@ for i in 1 2 3 4 5 6 7 8; do
 	pids="$pids $!"
 done
 k0=$(swapouts)
+# shellcheck disable=SC2317 # called by wait_until
 reclaiming() { [ "$(swapouts)" -gt $((k0 + 2048)) ]; }
 wait_until 120 reclaiming || fail "no reclaim under the balloon: swap-outs $k0, then $(swapouts)"
 k0=$(swapouts)

@@ -6,7 +6,9 @@
 # node, as ground truth:
 #   TOTALS LRUGEN <node> <anon pages> <file pages>   (/sys/kernel/debug/lru_gen)
 #   TOTALS WSR <node> <anon pages> <file pages>      (wsr show, no aging)
+# shellcheck source=../guest/lib.sh
 . /wsr/bin/tests/lib.sh
+# shellcheck source=transport-lib.sh
 . /host/transport-lib.sh
 
 start_daemon

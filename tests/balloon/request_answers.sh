@@ -1,5 +1,5 @@
 #!/bin/sh
-# shellcheck shell=dash disable=SC2154 # $daemon: set by start_daemon (transport-lib.sh)
+# shellcheck shell=dash
 # Guest side of the balloon_requests_answered_once_* tests: the host sends
 # 100 REQUESTs with the daemon running, 100 with it stopped (SIGSTOP) and
 # 100 with it killed; every one must get exactly one answer, from the
@@ -7,10 +7,13 @@
 # while the host squeezes the guest with the balloon (global reclaim) and
 # reconfigures it.  The guest moves on when the driver's "answered"
 # counter says a phase is done, and the host checks the answers it saw.
+# shellcheck source=../guest/lib.sh
 . /wsr/bin/tests/lib.sh
+# shellcheck source=transport-lib.sh
 . /host/transport-lib.sh
 
 # answered_all N: the driver answered N requests and has none waiting
+# shellcheck disable=SC2317 # called by wait_until
 answered_all() { [ "$(ws answered)" = "$1" ] && [ "$(ws requests)" = "$1" ]; }
 
 # phase N NEXT-MARK: wait for N requests all answered, then mark
@@ -41,6 +44,7 @@ swapouts() { awk '{ print $5 }' /sys/block/zram0/stat; }
 wait_until 60 mem_at_most MemTotal 320000 || fail "balloon not inflated: MemTotal $(meminfo MemTotal) kB"
 w=$(start_workload --hot 288 --cold 16 --period-ms 100)
 k0=$(swapouts)
+# shellcheck disable=SC2317 # called by wait_until
 reclaiming() { [ "$(swapouts)" -gt $((k0 + 256)) ]; }
 wait_until 120 reclaiming || fail "no reclaim under the balloon: swap-outs $k0, then $(swapouts)"
 k0=$(swapouts)

@@ -97,6 +97,7 @@ start_daemon() {
 	# the transport under test, not the daemon's own aging (guest tests
 	# cover that), which would age the whole guest at every refresh_ms
 	wsr daemon --seed-aging 2>/tmp/daemon.log &
+	# shellcheck disable=SC2034 # for the scripts
 	daemon=$!
 	wait_until 60 grep -q "serving the balloon" /tmp/daemon.log ||
 		fail "the daemon does not serve the balloon: $(tr '\n' ' ' </tmp/daemon.log)"

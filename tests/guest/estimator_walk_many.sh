@@ -29,7 +29,7 @@ pages=$(tail -n 1 /tmp/many.json | grep -o '"\(anon\|file\)":[0-9]*' | cut -d: -
 	awk '{ s += $1 } END { print s + 0 }')
 info "a report of /est-many: $pages pages"
 grep -q '"incomplete":false' /tmp/many.json || fail "a report of $n memcgs is incomplete"
-[ "$pages" -ge 3072 ] && [ "$pages" -le 6400 ] ||
+{ [ "$pages" -ge 3072 ] && [ "$pages" -le 6400 ]; } ||
 	fail "the report holds $pages pages, expected 3072-6400 (its 24 MiB limit)"
 t0=$(date +%s)
 wsr show --memcg /est-many --json >/tmp/many.show || fail "wsr show failed"

@@ -20,6 +20,7 @@ make_memcg() {
 # start_workload ARGS...: run wsr-workload in the background, wait until all
 # its pages are touched and print its pid
 start_workload() {
+	# shellcheck disable=SC3028 # the guest's busybox sh has $RANDOM
 	local ready=/tmp/workload.$$.$RANDOM.ready i
 	wsr-workload --ready "$ready" "$@" >/dev/null &
 	local pid=$!
@@ -63,11 +64,13 @@ lru_gen_max_seq() {
 
 # wsr_start [DAEMON-OPTION...]: a fresh wsr: unload whatever is pinned,
 # start the daemon
+# shellcheck disable=SC2120 # the daemon's options are optional
 wsr_start() {
 	local i
 	wsr unload 2>/dev/null
 	wsr daemon --interval-ms 500 "$@" >/tmp/wsrd.log 2>&1 &
 	WSRD=$!
+	# shellcheck disable=SC2034 # i: a bound on the waits
 	for i in $(seq 1 300); do
 		[ -e /sys/fs/bpf/wsr/link_reclaim ] && return 0
 		kill -0 "$WSRD" 2>/dev/null || { cat /tmp/wsrd.log; fail "wsr daemon exited"; }

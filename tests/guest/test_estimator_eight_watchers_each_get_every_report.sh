@@ -21,6 +21,7 @@ i=0
 for p in $pids; do
 	while kill -0 "$p" 2>/dev/null && [ $i -lt 120 ]; do sleep 0.5; i=$((i + 1)); done
 done
+# shellcheck disable=SC2086 # a list of pids
 kill "$load" $pids 2>/dev/null
 for i in 1 2 3 4 5 6 7 8; do
 	[ "$(wc -l </tmp/watch.$i)" = 3 ] ||

@@ -17,7 +17,7 @@ load=$!
 sleep 20
 kill "$load"
 sleep 0.5
-kill -0 "$wnode" && kill -0 "$wcg" || fail "a watcher exited: $(cat /tmp/global.err)"
+{ kill -0 "$wnode" && kill -0 "$wcg"; } || fail "a watcher exited: $(cat /tmp/global.err)"
 kill "$wnode" "$wcg"
 n=$(grep -c '"node":0' /tmp/global.node)
 info "node-level reports on node 0 in 20 s of global reclaim: $n"

@@ -36,7 +36,7 @@ for n in 0 1; do
 			[ $b = 1 ] && sum=$((c1 + c2 + ownp)) || sum=$((c1 + c2))
 			d=$((par > sum ? par - sum : sum - par))
 			[ "$d" -le $((sum / 100 + 16)) ] ||
-				fail "node $n $t bin $b: parent $par, children $c1 + $c2 + own $([ $b = 1 ] && echo $ownp || echo 0)"
+				fail "node $n $t bin $b: parent $par, children $c1 + $c2 + own $([ $b = 1 ] && echo "$ownp" || echo 0)"
 		done
 		[ $t = anon ] || continue
 		# at least 90% of each workload's MiB, in 4 KiB pages

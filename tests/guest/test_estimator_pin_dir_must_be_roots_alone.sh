@@ -8,11 +8,11 @@ wsr unload 2>/dev/null
 refused() {
 	timeout 10 wsr --pin-dir "$1" daemon >/tmp/pin.out 2>&1
 	rc=$?
-	[ "$rc" != 0 ] && [ "$rc" != 124 ] || fail "the daemon used $2 $1 (status $rc)"
+	{ [ "$rc" != 0 ] && [ "$rc" != 124 ]; } || fail "the daemon used $2 $1 (status $rc)"
 }
 for mode in 1777 0770; do
 	d=/sys/fs/bpf/wsr-evil-$mode
-	mkdir -p "$d" && chmod "$mode" "$d" || fail "cannot make $d"
+	{ mkdir -p "$d" && chmod "$mode" "$d"; } || fail "cannot make $d"
 	refused "$d" "a folder of mode $mode"
 	grep -q "refusing\|write" /tmp/pin.out || fail "no clear error for mode $mode: $(cat /tmp/pin.out)"
 	[ -z "$(ls -A "$d")" ] || fail "pins left in $d: $(ls "$d")"
@@ -20,7 +20,7 @@ for mode in 1777 0770; do
 	rmdir "$d"
 done
 d=/sys/fs/bpf/wsr-evil-owner
-mkdir -p "$d" && chown 1000 "$d" && chmod 0700 "$d" || fail "cannot make $d"
+{ mkdir -p "$d" && chown 1000 "$d" && chmod 0700 "$d"; } || fail "cannot make $d"
 refused "$d" "a folder of uid 1000"
 grep -q "uid 1000" /tmp/pin.out || fail "no clear error for uid 1000: $(cat /tmp/pin.out)"
 rmdir "$d"

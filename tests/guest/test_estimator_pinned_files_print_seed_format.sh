@@ -40,5 +40,5 @@ expect_ok wsr set --memcg / report_ms N1=250
 # what get prints can be written back
 expect_ok wsr set intervals_ms "$(wsr get --node 0 intervals_ms)"
 bpftool map dump pinned /sys/fs/bpf/wsr/config >/tmp/dump 2>&1 || fail "bpftool cannot dump the config map"
-grep -q '"intervals_ms"' /tmp/dump && grep -q '"cgroup_id"' /tmp/dump ||
+{ grep -q '"intervals_ms"' /tmp/dump && grep -q '"cgroup_id"' /tmp/dump; } ||
 	{ head -n 20 /tmp/dump; fail "bpftool dump lacks field names"; }

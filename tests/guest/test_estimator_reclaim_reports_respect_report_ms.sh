@@ -37,7 +37,7 @@ cmp -s /tmp/w1 /tmp/w2 || fail "the two watchers saw different reports"
 pages=$(grep '"node":0' /tmp/w1 | tail -n 1 | grep -o '"\(anon\|file\)":[0-9]*' |
 	cut -d: -f2 | awk '{ s += $1 } END { print s + 0 }')
 info "last node 0 report: $pages pages"
-[ "$pages" -ge 3072 ] && [ "$pages" -le 6400 ] ||
+{ [ "$pages" -ge 3072 ] && [ "$pages" -le 6400 ]; } ||
 	fail "a reclaim report holds $pages pages, expected 3072-6400 under a 24 MiB limit"
 
 expect_ok wsr set --memcg /est-report report_ms 0

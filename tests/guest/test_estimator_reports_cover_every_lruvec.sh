@@ -36,7 +36,7 @@ deep_reports /tmp/deep.json
 pages=$(grep '"node":0,' /tmp/deep.json | tail -n 1 | grep -o '"\(anon\|file\)":[0-9]*' | cut -d: -f2 |
 	awk '{ s += $1 } END { print s + 0 }')
 info "a report of /est-deep: $pages pages; $(grep -o '"incomplete":[a-z]*' /tmp/deep.json | tr '\n' ' ')"
-[ "$pages" -ge 3072 ] && [ "$pages" -le 6400 ] ||
+{ [ "$pages" -ge 3072 ] && [ "$pages" -le 6400 ]; } ||
 	fail "a report of /est-deep holds $pages pages, expected 3072-6400 (its 24 MiB limit)"
 grep -q '"incomplete":true' /tmp/deep.json && fail "a complete walk was marked incomplete"
 

@@ -21,7 +21,7 @@ load=$!
 sleep 15
 kill "$load" "$reader"
 sleep 0.5
-kill -0 "$wcg" && kill -0 "$wnode" || fail "a watcher exited: $(cat /tmp/clock.*.err)"
+{ kill -0 "$wcg" && kill -0 "$wnode"; } || fail "a watcher exited: $(cat /tmp/clock.*.err)"
 n=$(wc -l </tmp/clock.cg)
 info "memcg reports in 15 s with a reader every 200 ms: $n"
 [ "$n" -ge 5 ] || fail "$n memcg reports in 15 s of reclaim at report_ms 1000, expected at least 5"

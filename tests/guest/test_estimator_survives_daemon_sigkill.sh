@@ -14,6 +14,7 @@ wait "$WSRD" 2>/dev/null
 wsr watch --memcg /est-kill --node 0 --count 2 >/tmp/w &
 w=$!
 wsr-workload --hot 40 --cold 0 --node 0 --cgroup "$cg" >/dev/null &
+# shellcheck disable=SC2034 # i: a bound on the waits
 for i in $(seq 1 120); do kill -0 $w 2>/dev/null || break; sleep 0.5; done
 kill $w 2>/dev/null && fail "no reclaim reports while the daemon was dead"
 grep -q '^N0$' /tmp/w || fail "watch printed no report"

@@ -1,5 +1,6 @@
 # The test guest exposes two NUMA nodes with memory on each.
 . "$(dirname "$0")/lib.sh"
+# shellcheck disable=SC2012 # sysfs names them nodeN: ls counts them safely
 nodes=$(ls -d /sys/devices/system/node/node[0-9]* | wc -l)
 [ "$nodes" = 2 ] || fail "expected 2 NUMA nodes, found $nodes"
 for n in 0 1; do

@@ -2,6 +2,7 @@
 # is enabled, with its debugfs interface present.
 . "$(dirname "$0")/lib.sh"
 for m in "proc /proc" "debugfs /sys/kernel/debug" "bpf /sys/fs/bpf" "cgroup2 /sys/fs/cgroup"; do
+	# shellcheck disable=SC2086 # "TYPE DIR" into $1 and $2
 	set -- $m
 	awk -v t="$1" -v d="$2" '$3 == t && $2 == d { ok = 1 } END { exit !ok }' /proc/mounts ||
 		fail "$1 is not mounted on $2"

@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# The lint step of make check (alone: make lint): shellcheck on every
+# shell file (vmtests/shellcheck.sh) and each project's checkpatch.pl on
+# its patch series (vmtests/checkpatch.sh); then both once more on
+# violations planted in temporary copies, to show that they catch them:
+# a shell file with an unquoted variable, a kernel and a QEMU patch with
+# trailing whitespace, a stale allowlist entry, a cover letter that quotes
+# another message than the one allowed.  About 25 s on 2 cores that are
+# busy with other work.
+#
+# Prints "PASS name" or "FAIL name: reason"; exits non-zero on any FAIL.
+set -u
+. "$(dirname "$0")/lib.sh"
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# expect NAME OUTPUT REGEX...: NAME passes when OUTPUT has a line matching
+# each (extended) REGEX
+expect() {
+	local name=$1 out=$2 re
+	shift 2
+	for re in "$@"; do
+		if ! grep -qE -- "$re" <<<"$out"; then
+			echo "FAIL $name: no line like '$re' in: $(tr '\n' '|' <<<"$out")"
+			return
+		fi
+	done
+	echo "PASS $name"
+}
+
+# Runs shellcheck.sh on a repository of its own: a copy of a real script
+# (found by its shebang; one that sources nothing, so that it is checked
+# there as here), the same with an unquoted variable planted at its end,
+# a shell library (found by its name), the planted copy again where
+# .gitignore leaves it out, and a text file
+shellcheck_self_tests() {
+	local r=$tmp/sc out found
+	mkdir -p "$r/bin" "$r/build"
+	git init -q "$r"
+	echo build/ >"$r/.gitignore"
+	cp "$WSR_ROOT"/vmtests/selftest.sh "$r/bin/clean"
+	# shellcheck disable=SC2016 # the planted lines, as they are
+	{ cat "$r/bin/clean"; echo 'planted=$1'; echo 'ls $planted'; } >"$r/bin/planted"
+	# shellcheck disable=SC2016 # the library, as it is
+	printf '# shellcheck shell=sh\nls "$1"\n' >"$r/lib.sh"
+	cp "$r/bin/planted" "$r/build/ignored.sh"
+	tail -n 1 "$r/bin/planted" >"$r/notes.txt"
+	out=$("$WSR_ROOT"/vmtests/shellcheck.sh --root "$r")
+	found=$(sed -n 's/^[A-Z]* shellcheck\/\([^:]*\).*/\1/p' <<<"$out" | tr '\n' ' ')
+	if [ "$found" = "bin/clean bin/planted lib.sh " ]; then
+		echo "PASS shellcheck_finds_shell_files_by_name_and_shebang"
+	else
+		echo "FAIL shellcheck_finds_shell_files_by_name_and_shebang: checked '$found', expected 'bin/clean bin/planted lib.sh '"
+	fi
+	expect shellcheck_catches_a_planted_finding "$out" \
+		'^PASS shellcheck/bin/clean$' \
+		"^FAIL shellcheck/bin/planted: .*line $(($(wc -l <"$r/bin/clean") + 2)) SC2086 "
+}
+
+# plant SERIES: copies SERIES' first patch as it is and with trailing
+# whitespace after the first added line's ";"; prints both copies' paths
+plant() {
+	local src=("$WSR_ROOT/$1"-patches/0001-*.patch) name
+	name=${src[0]##*/}
+	mkdir -p "$tmp/clean/$1-patches" "$tmp/planted/$1-patches"
+	cp "${src[0]}" "$tmp/clean/$1-patches/$name"
+	sed '0,/^+[^+].*;$/s/;$/; /' "${src[0]}" >"$tmp/planted/$1-patches/$name"
+	cmp -s "${src[0]}" "$tmp/planted/$1-patches/$name" ||
+		echo "$tmp/clean/$1-patches/$name $tmp/planted/$1-patches/$name"
+}
+
+# checkpatch.sh on the copies: the clean one passes and the planted one
+# fails; for the kernel, the planted finding passes once the allowlist
+# names it and the cover letter quotes it, not with a stale entry beside
+# it, nor with a cover letter that quotes another message
+checkpatch_self_tests() {
+	local series name clean planted id out letter=$tmp/letter/0000-cover-letter.patch
+	local wrong=$tmp/letter-wrong/0000-cover-letter.patch
+	for series in qemu kernel; do
+		name=checkpatch_catches_a_planted_${series}_finding
+		clean="" planted=""
+		read -r clean planted < <(plant "$series")
+		if [ -z "$planted" ]; then
+			echo "FAIL $name: no added line ending in ';' to plant trailing whitespace after"
+			return
+		fi
+		out=$("$WSR_ROOT"/vmtests/checkpatch.sh "$series" "$clean"
+			"$WSR_ROOT"/vmtests/checkpatch.sh "$series" "$planted")
+		expect "$name" "$out" "^PASS $series-series-checkpatch$" \
+			"^FAIL $series-series-checkpatch: .*ERROR:TRAILING_WHITESPACE"
+	done
+
+	id=kernel-patches/${planted##*/}
+	printf '%s TRAILING_WHITESPACE planted\n' "$id" >"$tmp/allow"
+	{ cat "$tmp/allow"; printf '%s LONG_LINE planted, stale\n' "$id"; } >"$tmp/allow-stale"
+	mkdir -p "${letter%/*}" "${wrong%/*}"
+	printf 'checkpatch --strict leaves:\n- patch 1: "trailing\n  whitespace": planted.\n\nBase:\n' >"$letter"
+	printf 'checkpatch --strict leaves:\n- patch 1: "Alignment should match open parenthesis": planted.\n' >"$wrong"
+	out=$("$WSR_ROOT"/vmtests/checkpatch.sh --allowlist "$tmp/allow" kernel "$planted" "$letter")
+	expect checkpatch_allowlist_admits_what_it_names "$out" \
+		'^PASS kernel-series-checkpatch$' '^PASS kernel-series-cover-letter-matches-allowlist$'
+	expect checkpatch_fails_a_stale_allowlist_entry \
+		"$("$WSR_ROOT"/vmtests/checkpatch.sh --allowlist "$tmp/allow-stale" kernel "$planted")" \
+		"^FAIL kernel-series-checkpatch: allowlisted but not found: $id LONG_LINE$"
+	expect checkpatch_fails_a_cover_letter_that_quotes_another_finding \
+		"$("$WSR_ROOT"/vmtests/checkpatch.sh --allowlist "$tmp/allow" kernel "$planted" "$wrong")" \
+		'^PASS kernel-series-checkpatch$' \
+		'^FAIL kernel-series-cover-letter-matches-allowlist: patch 1: TRAILING_WHITESPACE \("trailing whitespace"\) is allowed, the letter does not quote it; patch 1: the letter quotes "Alignment should match open parenthesis", no allowed finding says it$'
+}
+
+{
+	"$WSR_ROOT"/vmtests/shellcheck.sh
+	"$WSR_ROOT"/vmtests/checkpatch.sh
+	shellcheck_self_tests
+	checkpatch_self_tests
+} | tee "$tmp/out"
+! grep -q '^FAIL' "$tmp/out"
