@@ -204,7 +204,8 @@ static __always_inline int wsr_snap_merges(const struct wsr_gens *snap, __u32 ty
  * began.  If that aging merged (inc_min_seq(): min_seq moved on by one
  * and max_seq followed), what the next generation held in @snap becomes a
  * part after the old ones.  A read (WSR_SYNC_READ) may come while the
- * merge is under way: inc_min_seq() moves the pages 64 at a time, dropping
+ * merge is under way: inc_min_seq() moves the folios 4,096 at a time
+ * (MAX_LRU_BATCH), and one by one as a reader sees them, dropping
  * the lock between batches, and max_seq moves last.  Such a read bins
  * the merge as done: the next generation becomes a part whatever its
  * pages' progress, and its parts then stand for both generations
@@ -263,10 +264,12 @@ static __always_inline int wsr_gens_full(const struct wsr_gens *g)
  * (reclaim on several CPUs, the daemon's write to lru_gen) split the
  * page-table walk, and the last one to finish merges and moves max_seq.
  * So a walker from the snapshot's max_seq joins that aging, whose merge
- * may be under way: the snapshot stays.  A walker from a later max_seq
- * comes after that aging's end, seen or not: its merge is kept, and @g
- * becomes the snapshot.  A count of agings whose end was missed (a lost
- * update) runs out once max_seq has moved on by two.
+ * may be under way: the snapshot stays.  So does a walker from an older
+ * max_seq (it read max_seq before another aging, and will not age): it
+ * may come in the middle of a merge.  A walker from a later max_seq comes
+ * after that aging's end, seen or not: its merge is kept, and @g becomes
+ * the snapshot.  A count of agings whose end was missed (a lost update)
+ * runs out once max_seq has moved on by two.
  */
 static __always_inline void wsr_vgen_begin(struct wsr_vgen *v, const struct wsr_gens *g,
 					   __u64 max_seq, int can_swap)
@@ -275,7 +278,7 @@ static __always_inline void wsr_vgen_begin(struct wsr_vgen *v, const struct wsr_
 
 	if (v->agings && g->max_seq > v->snap.max_seq + 1)
 		v->agings = 0;
-	if (v->agings && max_seq == v->snap.max_seq) {
+	if ((v->agings && max_seq <= v->snap.max_seq) || max_seq < g->max_seq) {
 		v->agings++;
 		return;
 	}
@@ -289,18 +292,22 @@ static __always_inline void wsr_vgen_begin(struct wsr_vgen *v, const struct wsr_
 }
 
 /*
- * An aging of @v's lruvec, now read as @g, ends: it may have merged.  A
- * walker that ends before max_seq moved, while another walker of the same
- * aging is under way, leaves the parts to that one: its merge may be
- * moving pages now.
+ * An aging of @v's lruvec from @max_seq, now read as @g, ends.  If
+ * max_seq has not moved since the walker read it, this walker did not
+ * age, and another may be merging now: the parts are left to that one.
+ * Likewise while a later aging (the snapshot's) is under way, or may be.
+ * Otherwise the aging from @max_seq is over, merge included (max_seq
+ * moves last).
  */
 static __always_inline void wsr_vgen_end(struct wsr_vgen *v, const struct wsr_gens *g,
-					 int can_swap)
+					 __u64 max_seq, int can_swap)
 {
 	int how = v->agings ? WSR_SYNC_SNAP | WSR_SYNC_YOUNG : WSR_SYNC_YOUNG;
 
-	if (v->agings > 1 && g->max_seq == v->snap.max_seq) {
-		v->agings--;
+	if (g->max_seq == max_seq || max_seq < v->snap.max_seq ||
+	    (v->agings > 1 && g->max_seq == v->snap.max_seq)) {
+		if (v->agings)
+			v->agings--;
 		return;
 	}
 	wsr_vgen_sync(&v->parts.t[0], g, 0, &v->snap, wsr_vgen_how(0, can_swap, how));

@@ -311,7 +311,8 @@ static __always_inline void lruvec_key(struct lruvec *lruvec, struct wsr_key *ke
 /*
  * The parts of @lruvec's oldest generations, as of s->gens, into
  * s->v.parts.  A copy taken while no CPU updates them (v->seq even and
- * unchanged across it), or none.
+ * unchanged across it), or none: the oldest generations are then binned
+ * at MGLRU's births (README "Aging and idle ages").
  */
 static __noinline int read_parts(struct lruvec *lruvec, struct scratch *s)
 {
@@ -322,7 +323,8 @@ static __noinline int read_parts(struct lruvec *lruvec, struct scratch *s)
 
 	lruvec_key(lruvec, &key);
 	v = bpf_map_lookup_elem(&vgens, &key);
-	for (i = 0; v && i < 4; i++) {
+	/* an update is a few hundred instructions: 16 tries outlast one */
+	for (i = 0; v && i < 16; i++) {
 		/* atomic reads: full barriers around the copy */
 		seq = __sync_fetch_and_add(&v->seq, 0);
 		if (seq & 1)
@@ -365,6 +367,13 @@ static __always_inline struct wsr_vgen *lock_parts(struct lruvec *lruvec, bool c
 	/* the other CPU's update is a few hundred instructions */
 	for (i = 0; i < 64; i++)
 		if (!__sync_val_compare_and_swap(&v->busy, 0, 1)) {
+			/*
+			 * Odd while held.  An entry deleted by wsr_offline()
+			 * while held is reused at once (no preallocation): the
+			 * old holder's unlock may have left it odd.
+			 */
+			if (!(__sync_fetch_and_add(&v->seq, 1) & 1))
+				return v;
 			__sync_fetch_and_add(&v->seq, 1);
 			return v;
 		}
@@ -410,7 +419,7 @@ int BPF_PROG(wsr_aging_end, struct lruvec *lruvec, unsigned long max_seq,
 	v = lock_parts(lruvec, false);
 	if (!v)
 		return 0;
-	wsr_vgen_end(v, &s->gens, can_swap);
+	wsr_vgen_end(v, &s->gens, max_seq, can_swap);
 	unlock_parts(v);
 	return 0;
 }

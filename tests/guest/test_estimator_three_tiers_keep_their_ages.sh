@@ -1,16 +1,16 @@
 # Both ends of a histogram right at once (README "Aging and idle ages"):
 # a hot tier (16 MiB touched every 100 ms), a warm tier (32 MiB every 8 s)
 # and a cold tier (64 MiB idle since the start) in one memcg on node 0,
-# refresh_ms 1000, read as fast as wsr show runs (several times a second,
-# so that reads land while an aging is merging, which takes a while: it
-# moves the cold tier 64 pages at a time).  The daemon ages the memcg
-# every refresh_ms, which merges MGLRU's generations; the aging hooks keep
-# the merged ones' ages.  At every read from 35 s to 60 s:
+# refresh_ms 1000, read as fast as wsr show runs (tens of times a second,
+# so that reads land while an aging is merging: inc_min_seq() moves the
+# cold tier's folios one by one).  The daemon ages the memcg every
+# refresh_ms, which merges MGLRU's generations; the aging hooks keep the
+# merged ones' ages.  At every read from 35 s to 60 s:
 #   >= 95% of the hot tier is idle for less than 5 s,
 #   >= 95% of hot + warm for less than 15 s,
 #   >= 95% of the cold tier for 30 s or more.
-# (Issue 12's acceptance, scaled down in time from 10 minutes and bins of
-# 1, 5, 30, 60, 120, 300 s: make bench runs that one.)
+# (The three-tier acceptance, scaled down in time from 10 minutes and bins
+# of 1, 5, 30, 60, 120, 300 s: make bench runs that one.)
 . "$(dirname "$0")/lib.sh"
 HOT=4096 WARM=8192 COLD=16384	# pages
 wsr_start

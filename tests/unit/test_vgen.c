@@ -38,11 +38,11 @@ static __u64 *gen_pages(struct sim *m, __u64 seq)
  */
 static void sim_age(struct sim *m, __u64 now, const __u64 young[4])
 {
-	__u64 seq;
+	__u64 seq, from = m->g.max_seq;
 	int k;
 
 	m->g.now = now;
-	wsr_vgen_begin(&m->v, &m->g, m->g.max_seq, 1);
+	wsr_vgen_begin(&m->v, &m->g, from, 1);
 	for (k = 0; k < 4; k++) {
 		seq = m->g.min_seq[0] + k;
 		if (seq >= m->g.max_seq)
@@ -59,7 +59,7 @@ static void sim_age(struct sim *m, __u64 now, const __u64 young[4])
 	}
 	m->g.max_seq++;
 	m->g.birth[m->g.max_seq % WSR_NR_GENS] = now;
-	wsr_vgen_end(&m->v, &m->g, 1);
+	wsr_vgen_end(&m->v, &m->g, from, 1);
 }
 
 /* a read at @now: what read_gens() hands the binning */
@@ -266,8 +266,8 @@ static const char *overlapping_agings_keep_the_merge(void)
 	m.g.birth[m.g.max_seq % 4] = 100;
 	m.g.now = 110;
 	wsr_vgen_begin(&m.v, &m.g, m.g.max_seq, 1);	/* B begins */
-	wsr_vgen_end(&m.v, &m.g, 1);	/* A ends */
-	wsr_vgen_end(&m.v, &m.g, 1);	/* B ends, having done nothing */
+	wsr_vgen_end(&m.v, &m.g, m.g.max_seq - 1, 1);	/* A ends */
+	wsr_vgen_end(&m.v, &m.g, m.g.max_seq, 1);	/* B ends, having done nothing */
 	CHECK(t->nr == 2 && t->part[0].birth == 0 && t->part[0].pages == 1000 &&
 	      t->part[1].pages == 200,
 	      "%u parts: the first born at %llu with %llu pages, then %llu", t->nr,
@@ -318,7 +318,7 @@ static const char *anon_aged_without_swap_is_not_a_merge(void)
 	m.g.min_seq[1]++;
 	m.g.max_seq++;
 	m.g.birth[m.g.max_seq % 4] = 200;
-	wsr_vgen_end(&m.v, &m.g, 0);
+	wsr_vgen_end(&m.v, &m.g, m.g.max_seq - 1, 0);
 	CHECK(t->nr == 1 && t->part[0].pages == *gen_pages(&m, m.g.min_seq[0]) &&
 	      t->part[0].birth == m.g.birth[m.g.min_seq[0] % 4],
 	      "%u parts, the first born at %llu with %llu pages (the generation: %llu, %llu)",
@@ -372,10 +372,12 @@ static const char *reads_during_a_merge_keep_the_cold_ages(void)
 	struct wsr_hist h;
 	struct sim m;
 	int stage;
+	__u64 seq;
 
 	sim_cold(&m);
 	m.g.now = 4000;
-	wsr_vgen_begin(&m.v, &m.g, m.g.max_seq, 1);
+	seq = m.g.max_seq;
+	wsr_vgen_begin(&m.v, &m.g, seq, 1);
 	for (stage = 0; stage < 6; stage++) {
 		if (stage == 1 || stage == 2)
 			sim_move(&m, 64);
@@ -386,7 +388,7 @@ static const char *reads_during_a_merge_keep_the_cold_ages(void)
 			m.g.birth[m.g.max_seq % WSR_NR_GENS] = 4500;
 		}
 		if (stage == 5)
-			wsr_vgen_end(&m.v, &m.g, 1);
+			wsr_vgen_end(&m.v, &m.g, seq, 1);
 		sim_bin(&m, 6000, &b, &h);
 		CHECK(h.anon[3] == 1000, "stage %d: %llu of 1000 cold pages idle for 5000 or more (bins %llu/%llu/%llu/%llu)",
 		      stage, h.anon[3], h.anon[0], h.anon[1], h.anon[2], h.anon[3]);
@@ -413,9 +415,9 @@ static const char *walker_ending_during_anothers_merge_leaves_the_parts(void)
 	wsr_vgen_begin(&m.v, &m.g, seq, 1);	/* A */
 	wsr_vgen_begin(&m.v, &m.g, seq, 1);	/* B, sharing A's walk */
 	sim_move(&m, 640);			/* A merging */
-	wsr_vgen_end(&m.v, &m.g, 1);		/* B ends, having not aged */
+	wsr_vgen_end(&m.v, &m.g, seq, 1);	/* B ends, having not aged */
 	sim_finish_merge(&m, 4500, 1);
-	wsr_vgen_end(&m.v, &m.g, 1);		/* A ends */
+	wsr_vgen_end(&m.v, &m.g, seq, 1);	/* A ends */
 	for (__u32 i = 0; i < t->nr; i++)
 		if (t->part[i].end <= 1000)
 			cold += t->part[i].pages;
@@ -423,6 +425,35 @@ static const char *walker_ending_during_anothers_merge_leaves_the_parts(void)
 	      "%llu of 1000 cold pages in parts last young by 1000, %llu in all (%u parts)", cold,
 	      wsr_vgen_sum(t), t->nr);
 	CHECK(m.v.agings == 0, "%llu agings still under way", m.v.agings);
+	return NULL;
+}
+
+/*
+ * A walker that read max_seq before the last aging (preempted meanwhile)
+ * begins and ends in the middle of the next aging's merge: it does not
+ * touch the parts, and the cold part keeps all its pages.
+ */
+static const char *stale_walkers_during_a_merge_leave_the_parts(void)
+{
+	struct sim m;
+	const struct wsr_vgen_type *t = &m.v.parts.t[0];
+	__u64 seq, cold = 0;
+
+	sim_cold(&m);
+	m.g.now = 4000;
+	seq = m.g.max_seq;
+	wsr_vgen_begin(&m.v, &m.g, seq, 1);	/* A */
+	sim_move(&m, 640);			/* A merging */
+	wsr_vgen_begin(&m.v, &m.g, seq - 1, 1);	/* D, from an older max_seq */
+	wsr_vgen_end(&m.v, &m.g, seq - 1, 1);	/* D ends, having not aged */
+	sim_finish_merge(&m, 4500, 1);
+	wsr_vgen_end(&m.v, &m.g, seq, 1);	/* A ends */
+	for (__u32 i = 0; i < t->nr; i++)
+		if (t->part[i].end <= 1000)
+			cold += t->part[i].pages;
+	CHECK(cold == 1000 && wsr_vgen_sum(t) == 1100,
+	      "%llu of 1000 cold pages in parts last young by 1000, %llu in all (%u parts)", cold,
+	      wsr_vgen_sum(t), t->nr);
 	return NULL;
 }
 
@@ -462,6 +493,8 @@ static const struct unit_test tests[] = {
 	{ "reads_during_a_merge_keep_the_cold_ages", reads_during_a_merge_keep_the_cold_ages },
 	{ "walker_ending_during_anothers_merge_leaves_the_parts",
 	  walker_ending_during_anothers_merge_leaves_the_parts },
+	{ "stale_walkers_during_a_merge_leave_the_parts",
+	  stale_walkers_during_a_merge_leave_the_parts },
 };
 
 UNIT_MAIN(tests)
