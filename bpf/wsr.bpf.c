@@ -309,31 +309,66 @@ static __always_inline void lruvec_key(struct lruvec *lruvec, struct wsr_key *ke
 }
 
 /*
+ * A global function, like bin_gens(): the verifier checks it once on its
+ * own, not inside every program that reads a histogram.
+ */
+__noinline int vgen_read(struct wsr_vgen *v, const struct wsr_gens *g)
+{
+	if (!v || !g)
+		return 0;
+	wsr_vgen_read(v, g);
+	return 0;
+}
+
+struct parts_ctx {
+	struct wsr_vgen *v;
+	struct scratch *s;
+	__u64 ok;
+};
+
+/*
+ * One try at a copy of c->v while no CPU updates it (v->seq even and
+ * unchanged across the copy).  A bpf_loop() step: unrolled, the 584-byte
+ * copies made the verifier check every caller of read_parts() many times
+ * over (seconds of load time under emulation).
+ */
+static int parts_try(__u32 i, struct parts_ctx *c)
+{
+	struct wsr_vgen *v = c->v;
+	struct scratch *s = c->s;
+	__u64 seq;
+
+	if (!v || !s)
+		return 1;
+	/* atomic reads: full barriers around the copy */
+	seq = __sync_fetch_and_add(&v->seq, 0);
+	if (seq & 1)
+		return 0;
+	s->v = *v;
+	if (__sync_fetch_and_add(&v->seq, 0) != seq)
+		return 0;
+	c->ok = 1;
+	return 1;
+}
+
+/*
  * The parts of @lruvec's oldest generations, as of s->gens, into
- * s->v.parts.  A copy taken while no CPU updates them (v->seq even and
- * unchanged across it), or none: the oldest generations are then binned
- * at MGLRU's births (README "Aging and idle ages").
+ * s->v.parts; none if they are being updated at each of 16 tries (an
+ * update is a few hundred instructions): the oldest generations are then
+ * binned at MGLRU's births (README "Aging and idle ages").
  */
 static __noinline int read_parts(struct lruvec *lruvec, struct scratch *s)
 {
+	struct parts_ctx c = { .s = s };
 	struct wsr_key key;
-	struct wsr_vgen *v;
-	__u64 seq;
-	__u32 i;
 
 	lruvec_key(lruvec, &key);
-	v = bpf_map_lookup_elem(&vgens, &key);
-	/* an update is a few hundred instructions: 16 tries outlast one */
-	for (i = 0; v && i < 16; i++) {
-		/* atomic reads: full barriers around the copy */
-		seq = __sync_fetch_and_add(&v->seq, 0);
-		if (seq & 1)
-			continue;
-		s->v = *v;
-		if (__sync_fetch_and_add(&v->seq, 0) == seq) {
-			wsr_vgen_read(&s->v, &s->gens);
-			return 0;
-		}
+	c.v = bpf_map_lookup_elem(&vgens, &key);
+	if (c.v)
+		bpf_loop(16, parts_try, &c, 0);
+	if (c.ok) {
+		vgen_read(&s->v, &s->gens);
+		return 0;
 	}
 	s->v.parts.t[0].nr = 0;
 	s->v.parts.t[1].nr = 0;
