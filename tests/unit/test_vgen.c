@@ -399,6 +399,26 @@ static const char *reads_during_a_merge_keep_the_cold_ages(void)
 }
 
 /*
+ * After the merge in sim_cold()'s lruvec: its 1000 cold pages are still in
+ * parts last young by 1000, next to the 100 the merge brought, and no
+ * aging is counted as under way.
+ */
+static const char *cold_part_kept(const struct sim *m)
+{
+	const struct wsr_vgen_type *t = &m->v.parts.t[0];
+	__u64 cold = 0;
+
+	for (__u32 i = 0; i < t->nr; i++)
+		if (t->part[i].end <= 1000)
+			cold += t->part[i].pages;
+	CHECK(cold == 1000 && wsr_vgen_sum(t) == 1100,
+	      "%llu of 1000 cold pages in parts last young by 1000, %llu in all (%u parts)", cold,
+	      wsr_vgen_sum(t), t->nr);
+	CHECK(m->v.agings == 0, "%llu agings still under way", m->v.agings);
+	return NULL;
+}
+
+/*
  * Two walkers of one aging (the same max_seq): the one that does not merge
  * ends while the other's inc_min_seq() is moving pages.  The parts are
  * left to the merging one, and the cold part keeps all its pages.
@@ -406,8 +426,7 @@ static const char *reads_during_a_merge_keep_the_cold_ages(void)
 static const char *walker_ending_during_anothers_merge_leaves_the_parts(void)
 {
 	struct sim m;
-	const struct wsr_vgen_type *t = &m.v.parts.t[0];
-	__u64 seq, cold = 0;
+	__u64 seq;
 
 	sim_cold(&m);
 	m.g.now = 4000;
@@ -418,14 +437,7 @@ static const char *walker_ending_during_anothers_merge_leaves_the_parts(void)
 	wsr_vgen_end(&m.v, &m.g, seq, 1);	/* B ends, having not aged */
 	sim_finish_merge(&m, 4500, 1);
 	wsr_vgen_end(&m.v, &m.g, seq, 1);	/* A ends */
-	for (__u32 i = 0; i < t->nr; i++)
-		if (t->part[i].end <= 1000)
-			cold += t->part[i].pages;
-	CHECK(cold == 1000 && wsr_vgen_sum(t) == 1100,
-	      "%llu of 1000 cold pages in parts last young by 1000, %llu in all (%u parts)", cold,
-	      wsr_vgen_sum(t), t->nr);
-	CHECK(m.v.agings == 0, "%llu agings still under way", m.v.agings);
-	return NULL;
+	return cold_part_kept(&m);
 }
 
 /*
@@ -436,8 +448,7 @@ static const char *walker_ending_during_anothers_merge_leaves_the_parts(void)
 static const char *stale_walkers_during_a_merge_leave_the_parts(void)
 {
 	struct sim m;
-	const struct wsr_vgen_type *t = &m.v.parts.t[0];
-	__u64 seq, cold = 0;
+	__u64 seq;
 
 	sim_cold(&m);
 	m.g.now = 4000;
@@ -448,13 +459,7 @@ static const char *stale_walkers_during_a_merge_leave_the_parts(void)
 	wsr_vgen_end(&m.v, &m.g, seq - 1, 1);	/* D ends, having not aged */
 	sim_finish_merge(&m, 4500, 1);
 	wsr_vgen_end(&m.v, &m.g, seq, 1);	/* A ends */
-	for (__u32 i = 0; i < t->nr; i++)
-		if (t->part[i].end <= 1000)
-			cold += t->part[i].pages;
-	CHECK(cold == 1000 && wsr_vgen_sum(t) == 1100,
-	      "%llu of 1000 cold pages in parts last young by 1000, %llu in all (%u parts)", cold,
-	      wsr_vgen_sum(t), t->nr);
-	return NULL;
+	return cold_part_kept(&m);
 }
 
 /* Without kept parts, the binning is MGLRU's own. */
