@@ -8,6 +8,8 @@
 # hot below 5 s, warm up to 30 s, cold 120 s or more; "background" is
 # the daemon's own aging with kept merges, "seed" --seed-aging.
 #   WSR_BENCH_TIER_SECONDS  run length per mode (default 600)
+#   KEEP=1                  keep the folder with the guest's log and every
+#                           answer (printed at the end)
 set -eu
 . "$(dirname "$0")/lib.sh"
 SECS=${WSR_BENCH_TIER_SECONDS:-600}
@@ -35,6 +37,8 @@ for mode in background seed; do
 		sleep 60
 		"$HOST" --qmp "$tmp/events" request --timeout-ms 60000 >/dev/null 2>&1 || continue
 		"$HOST" --qmp "$tmp/qmp" show >"$tmp/ans" 2>/dev/null || continue
+		# every answer kept whole with KEEP=1 (the folder is printed)
+		cp "$tmp/ans" "$tmp/ans.$mode.$(($(date +%s) - start))"
 		# node 0's bins: anon pages per bin
 		awk -v t=$(($(date +%s) - start)) '/^N/ { on = ($1 == "N0"); i = 0; next }
 			on && /anon=/ { i++; sub("anon=", "", $2); a[i] = $2 }
@@ -48,3 +52,4 @@ for mode in background seed; do
 		END { printf "  from %ds: %d answers, %d with all three >= 95%%\n", from, n, ok }' "$tmp/$mode"
 done
 wait_for DONE
+[ -z "${KEEP:-}" ] || echo "kept: $tmp"
