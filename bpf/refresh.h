@@ -14,6 +14,8 @@
 #endif
 
 #define WSR_MIN_LRU_BATCH	64	/* mm/vmscan.c: BITS_PER_LONG */
+/* memcg levels below a refresh's root whose protection is computed exactly */
+#define WSR_PROT_LEVELS		8
 
 /* one lruvec as the iterator sees it */
 struct wsr_refresh_facts {
@@ -85,6 +87,63 @@ static __always_inline int wsr_refresh_due(const struct wsr_refresh_args *a, __u
 static __always_inline int wsr_refresh_force(const struct wsr_refresh_facts *f, int can_swap)
 {
 	return f->gens[1] >= 4 || (can_swap && f->gens[0] >= 4);
+}
+
+/*
+ * mm/memcontrol.c's effective_protection() of 6.1 for memory.min, in
+ * pages: the protection a memcg of @usage with memory.min @setting gets
+ * from a parent of @parent_usage that has @parent_effective, when its
+ * children protect @siblings_protected together (the parent's
+ * children_min_usage).  Children that claim more than their parent has
+ * share it in proportion; with cgroup2's memory_recursiveprot
+ * (@recursive), what the children leave unclaimed goes to each in
+ * proportion to its unprotected usage.
+ */
+static __always_inline __u64 wsr_effective_min(__u64 usage, __u64 parent_usage, __u64 setting,
+					       __u64 parent_effective, __u64 siblings_protected,
+					       int recursive)
+{
+	__u64 protected = usage < setting ? usage : setting;
+
+	if (siblings_protected > parent_effective)
+		return protected * parent_effective / siblings_protected;
+	if (recursive && parent_effective > siblings_protected &&
+	    parent_usage > siblings_protected && usage > protected)
+		protected += (parent_effective - siblings_protected) * (usage - protected) /
+			     (parent_usage - siblings_protected);
+	return protected;
+}
+
+/* one memcg on the way down to the one a refresh asks about */
+struct wsr_prot_level {
+	__u64 usage;		/* pages charged */
+	__u64 min;		/* memory.min, pages */
+	__u64 children_min;	/* children_min_usage: what its children protect */
+};
+
+/*
+ * Is the last of @lv below its memory.min, as a reclaim of the walk's root
+ * sees it (the seed's mem_cgroup_calculate_protection(root, memcg), then
+ * mem_cgroup_below_min())?  @lv[0] is a child of the root, @lv[@n - 1] the
+ * memcg; the kernel computes the effective protection top-down, and so
+ * does this.  The root itself (@n 0) is never protected; nor is a memcg
+ * with nothing charged (nothing to age).
+ */
+static __always_inline int wsr_below_min(const struct wsr_prot_level *lv, __u32 n, int recursive)
+{
+	__u64 emin = 0;
+	__u32 i;
+
+	if (n == 0 || n > WSR_PROT_LEVELS)
+		return 0;
+	for (i = 0; i < WSR_PROT_LEVELS && i < n; i++) {
+		if (!lv[i].usage)
+			return 0;
+		emin = i == 0 ? lv[0].min :
+		       wsr_effective_min(lv[i].usage, lv[i - 1].usage, lv[i].min, emin,
+					 lv[i - 1].children_min, recursive);
+	}
+	return emin >= lv[n - 1].usage;
 }
 
 #endif /* __WSR_REFRESH_H */

@@ -962,28 +962,52 @@ struct {
 
 /*
  * Is @memcg below its memory.min as seen from a reclaim of @root_id (the
- * seed's mem_cgroup_below_min() after mem_cgroup_calculate_protection())?
- * The root of the walk and the root memcg are never protected.  Its
- * effective protection is taken as the smallest memory.min on the way up
- * to the walk's root, which is what the kernel computes unless siblings
- * claim more protection together than their parent has.
+ * seed's mem_cgroup_calculate_protection(root, memcg), then
+ * mem_cgroup_below_min())?  The kernel keeps the effective protection
+ * (memory.emin) only as the last reclaim computed it, top-down; this
+ * computes it now, top-down too (wsr_below_min()), with cgroup2's
+ * memory_recursiveprot and siblings that claim more than their parent has.
+ * The root of the walk and the root memcg are never protected.  Deeper
+ * than WSR_PROT_LEVELS below the root, the protection is taken as the
+ * smallest memory.min on the way up: right unless siblings overcommit or
+ * memory_recursiveprot hands down what a parent's children leave.
  */
 static __noinline int memcg_protected(struct mem_cgroup *memcg, __u64 root_id)
 {
 	struct cgroup_subsys_state *css = &memcg->css, *parent;
+	struct wsr_prot_level lv[WSR_PROT_LEVELS];
 	__u64 usage = BPF_CORE_READ(memcg, memory.usage.counter), emin = ~0ULL, min;
-	__u32 i;
+	__u32 i, n, k;
+	int recursive;
 
+	/* read below at an offset the verifier knows only by its bounds */
+	__builtin_memset(lv, 0, sizeof(lv));
+	/* the levels, bottom-up into lv[WSR_PROT_LEVELS - 1 - i] */
 	for (i = 0; i < WSR_MAX_ANCESTORS; i++) {
+		struct mem_cgroup *m = css_memcg(css);
+
 		parent = BPF_CORE_READ(css, parent);
 		if (!parent || css_cgroup_id(css) == root_id)
 			break;
-		min = BPF_CORE_READ(css_memcg(css), memory.min);
+		min = BPF_CORE_READ(m, memory.min);
 		if (min < emin)
 			emin = min;
+		if (i < WSR_PROT_LEVELS) {
+			k = WSR_PROT_LEVELS - 1 - i;
+			lv[k].usage = BPF_CORE_READ(m, memory.usage.counter);
+			lv[k].min = min;
+			lv[k].children_min = BPF_CORE_READ(m, memory.children_min_usage.counter);
+		}
 		css = parent;
 	}
-	return i && emin && usage <= emin;
+	if (i == 0)
+		return 0;
+	if (i > WSR_PROT_LEVELS)
+		return emin && usage <= emin;
+	n = i;
+	recursive = !!(BPF_CORE_READ(memcg, css.cgroup, root, flags) &
+		       CGRP_ROOT_MEMORY_RECURSIVE_PROT);
+	return wsr_below_min(&lv[WSR_PROT_LEVELS - n], n, recursive);
 }
 
 /*

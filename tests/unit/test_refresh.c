@@ -97,7 +97,72 @@ static const char *force_scan_only_when_full(void)
 	return NULL;
 }
 
+
+/*
+ * memory.min as the kernel's mem_cgroup_calculate_protection() computes it,
+ * top-down from the child of the read's root; usages and settings in pages
+ */
+static const char *below_min_from_the_top_down(void)
+{
+	/* a child of the root: its own memory.min */
+	struct wsr_prot_level one[] = { { .usage = 100, .min = 100 } };
+	/* a parent with 512 protecting a child of 100 that sets none */
+	struct wsr_prot_level nested[] = {
+		{ .usage = 100, .min = 512, .children_min = 0 },
+		{ .usage = 100, .min = 0 },
+	};
+	/* children claiming 200 of a parent's 50: each gets its share */
+	struct wsr_prot_level over[] = {
+		{ .usage = 200, .min = 50, .children_min = 200 },
+		{ .usage = 100, .min = 512 },
+	};
+	/* two levels with enough protection all the way */
+	struct wsr_prot_level deep[] = {
+		{ .usage = 300, .min = 1000, .children_min = 100 },
+		{ .usage = 100, .min = 1000, .children_min = 100 },
+		{ .usage = 100, .min = 100 },
+	};
+
+	CHECK(wsr_below_min(one, 1, 0), "a child of the root at its memory.min is not protected");
+	one[0].usage = 101;
+	CHECK(!wsr_below_min(one, 1, 0), "a child of the root above its memory.min is protected");
+	CHECK(!wsr_below_min(one, 0, 0), "the root itself is protected");
+	CHECK(!wsr_below_min(nested, 2, 0),
+	      "without memory_recursiveprot, a child with no memory.min is protected");
+	CHECK(wsr_below_min(nested, 2, 1),
+	      "with memory_recursiveprot, the parent's unclaimed protection did not reach the child");
+	CHECK(!wsr_below_min(over, 2, 0),
+	      "siblings claiming 4x what their parent has: a child is protected");
+	CHECK(wsr_below_min(deep, 3, 0), "three levels, each protected: not protected");
+	deep[1].min = 50;
+	CHECK(!wsr_below_min(deep, 3, 0), "a level of 50 in the middle still protects 100");
+	nested[1].usage = 0;
+	CHECK(!wsr_below_min(nested, 2, 1), "a memcg with nothing charged is protected");
+	return NULL;
+}
+
+static const char *effective_min_as_the_kernel(void)
+{
+	unsigned long long ep;
+
+	/* recursive: the parent's 1000, none claimed, split by usage: 300/400 */
+	ep = wsr_effective_min(300, 400, 0, 1000, 0, 1);
+	CHECK(ep == 750, "recursive share: %llu, want 750", ep);
+	/* its own 100, and 900 unclaimed split by unprotected usage 200/300 */
+	ep = wsr_effective_min(300, 400, 100, 1000, 100, 1);
+	CHECK(ep == 100 + 900 * 200 / 300, "recursive share with own min: %llu", ep);
+	ep = wsr_effective_min(300, 400, 100, 1000, 100, 0);
+	CHECK(ep == 100, "non-recursive: %llu, more than min(usage, min)", ep);
+	ep = wsr_effective_min(300, 400, 300, 100, 600, 0);
+	CHECK(ep == 50, "overcommitted siblings: %llu, want 300 * 100 / 600", ep);
+	ep = wsr_effective_min(50, 400, 300, 1000, 300, 0);
+	CHECK(ep == 50, "protection above usage: %llu", ep);
+	return NULL;
+}
+
 static const struct unit_test tests[] = {
+	{ "below_min_from_the_top_down", below_min_from_the_top_down },
+	{ "effective_min_as_the_kernel", effective_min_as_the_kernel },
 	{ "due_as_the_seed", due_as_the_seed },
 	{ "merge_ages_full_lruvecs", merge_ages_full_lruvecs },
 	{ "can_swap_needs_a_batch_of_swap", can_swap_needs_a_batch_of_swap },
