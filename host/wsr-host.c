@@ -31,8 +31,11 @@ static void usage(FILE *f)
 "                  intervals_ms: a last 9223372036854775807 is dropped) and\n"
 "                  thresholds\n"
 "  request [--count N] [--batch B] [--timeout-ms MS] [--json]\n"
-"                  ask the guest for a fresh report.  With --count or\n"
-"                  --batch, send N requests (default 1) B at a time\n"
+"                  ask the guest for a fresh report; without options,\n"
+"                  return once QEMU took the request, before the answer\n"
+"                  (show may still print the previous report).  With\n"
+"                  --count, --batch, --timeout-ms or --json, send N\n"
+"                  requests (default 1) B at a time\n"
 "                  (default 1) over one connection and wait for each\n"
 "                  answer (a WORKING_SET_EVENT of cause request; at most\n"
 "                  MS per batch, default 10000): one line per answer,\n"
@@ -60,7 +63,7 @@ static void usage(FILE *f)
 "\n"
 "examples:\n"
 "  wsr-host --qmp /tmp/vm.qmp config 1000,2000,4000 500 1000\n"
-"  wsr-host --qmp /tmp/vm.qmp request && wsr-host --qmp /tmp/vm.qmp show\n"
+"  wsr-host --qmp /tmp/vm.qmp request --count 1 && wsr-host --qmp /tmp/vm.qmp show\n"
 "  wsr-host --qmp /tmp/vm.qmp watch --json --count 10\n", f);
 }
 
@@ -308,6 +311,7 @@ int main(int argc, char **argv)
 	unsigned long long n;
 	struct qmp q = {};
 	long count = -1, batch = 0, timeout_ms = 10000;
+	int wait = 0;	/* request: an option that only waiting uses was given */
 	int json = 0, opt;
 
 	while ((opt = getopt_long(argc, argv, "+q:d:jc:b:t:h", opts, NULL)) != -1) {
@@ -357,11 +361,13 @@ int main(int argc, char **argv)
 		while ((opt = getopt_long(argc, argv, "jc:b:t:", opts, NULL)) != -1) {
 			if (opt == 'j') {
 				json = 1;
+				wait = 1;
 			} else if (opt == 'c' && !parse_num(optarg, "--count", &n) && n) {
 				count = (long)n;
 			} else if ((opt == 'b' || opt == 't') && !strcmp(argv[0], "request") &&
 				   !parse_num(optarg, "--batch/--timeout-ms", &n) && n && n <= 1000000) {
 				*(opt == 'b' ? &batch : &timeout_ms) = (long)n;
+				wait = 1;
 			} else {
 				fprintf(stderr, "wsr-host: bad option for %s\n", argv[0]);
 				return 2;
@@ -378,7 +384,7 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[0], "config"))
 		return cmd_config(&q, argc, argv);
-	if (!strcmp(argv[0], "request") && (count > 0 || batch))
+	if (!strcmp(argv[0], "request") && (count > 0 || wait))
 		return cmd_request_wait(&q, count > 0 ? count : 1, batch ? batch : 1,
 					timeout_ms, json);
 	if (!strcmp(argv[0], "request"))
