@@ -12,9 +12,12 @@
 #include <stdio.h>
 #include "wsr.h"
 
-/* a message for the user when a parser rejects its input */
+/*
+ * A message for the user when a parser (or libwsr) refuses: room for a
+ * path of PATH_MAX and the words around it.
+ */
 struct wsr_err {
-	char msg[256];
+	char msg[4096 + 512];
 };
 
 /* a strict decimal number in [0, LLONG_MAX]: no sign, space or suffix */
