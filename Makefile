@@ -129,6 +129,12 @@ $(BUILD)/unit/%: tests/unit/%.c $(LIBWSR) $(wildcard loader/*.h include/*.h bpf/
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(INCLUDES) -Ibpf -o $@ $< $(LIBWSR) $(LIBS)
 
+# the CLI's option parsing, through the built binary (it runs on the host:
+# options are parsed before anything needs BPF)
+$(BUILD)/unit/test_cli: tests/unit/test_cli.c tests/unit/unit.h $(GUEST)/wsr | $(BUILD)/unit
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) -DWSR_BIN='"$(abspath $(GUEST)/wsr)"' -o $@ $<
+
 # wsr-host's QMP messages: host/qmp.c and loader/parse.c with json-c, not
 # the loader files the other unit tests link
 $(BUILD)/unit/test_host_qmp: tests/unit/test_host_qmp.c host/qmp.c host/qmp.h loader/parse.c \

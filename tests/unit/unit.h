@@ -16,7 +16,7 @@ struct unit_test {
 };
 
 /* room for a struct wsr_err message (a path and its words) and more */
-static char unit_msg[8192];
+static char unit_msg[16384];
 
 /* CHECK(cond, fmt, ...): fail the current test with a formatted message */
 #define CHECK(cond, ...)						\
