@@ -58,12 +58,13 @@ static const struct cmd cmds[] = {
 "                         memory.min), and every lruvec at the balloon\n"
 "                         device's refresh_ms: histograms stay right at both\n"
 "                         ends (README: \"Aging and idle ages\")\n" },
-	{ "show", cmd_show, "[--memcg PATH] [--node N] [--json] [--no-refresh]",
+	{ "show", cmd_show, "[--memcg PATH] [--node N] [--json | --bars] [--no-refresh]",
 "Print the working-set histogram of each node with memory: the last report\n"
 "if younger than refresh_ms, else collected again, after aging the lruvecs\n"
 "with fewer than 4 generations whose youngest is older than refresh_ms and\n"
 "whose memcg is not below memory.min (refresh_ms 0: no aging).\n\n"
 MEMCG_HELP NODE_HELP JSON_HELP
+"  -b, --bars             draw each bin's pages as a bar, anon and file\n"
 "      --no-refresh       never age, print the live histogram\n" },
 	{ "set", cmd_set, "[--memcg PATH] [--node N] KNOB VALUE",
 "Set a knob: intervals_ms, report_ms, refresh_ms, reaccess_intervals_ms;\n"

@@ -16,7 +16,7 @@ void print_report_json(FILE *f, const struct wsr_memcg *m, __u32 node,
 	fputc('}', f);
 }
 
-enum format { TEXT, JSON };
+enum format { TEXT, JSON, BARS };
 
 /* memcg format ("N0" then bins, per node) or node format (one node, bins) */
 static void print_hists(const struct wsr_memcg *m, const struct wsr_report *reps,
@@ -40,7 +40,10 @@ static void print_hists(const struct wsr_memcg *m, const struct wsr_report *reps
 		} else {
 			if (only_node < 0)
 				printf("N%u\n", n);
-			wsr_print_hist(stdout, &reps[n].hist);
+			if (fmt == BARS)
+				wsr_print_hist_bars(stdout, &reps[n].hist, 40);
+			else
+				wsr_print_hist(stdout, &reps[n].hist);
 		}
 		first = false;
 	}
@@ -56,10 +59,11 @@ static int show(int argc, char **argv, bool reaccess)
 		{ "memcg", required_argument, NULL, 'm' },
 		{ "node", required_argument, NULL, 'n' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "bars", no_argument, NULL, 'b' },
 		{ "no-refresh", no_argument, NULL, OPT_NO_REFRESH },
 		{ 0 },
 	};
-	/* reaccess: the same without --no-refresh */
+	/* reaccess: the same without --bars and --no-refresh */
 	static const struct option reaccess_opts[] = {
 		{ "memcg", required_argument, NULL, 'm' },
 		{ "node", required_argument, NULL, 'n' },
@@ -69,13 +73,13 @@ static int show(int argc, char **argv, bool reaccess)
 	struct wsr_report reps[WSR_MAX_NODES] = {};
 	__u64 nodes = wsr_memory_nodes();
 	const char *memcg = "/";
-	bool json = false, no_refresh = false;
+	bool json = false, bars = false, no_refresh = false;
 	struct wsr_memcg m;
 	struct wsr_pins p;
 	struct wsr_err err;
 	int opt, node = -1, ret;
 
-	while ((opt = cmd_getopt(argc, argv, "m:n:j",
+	while ((opt = cmd_getopt(argc, argv, reaccess ? "m:n:j" : "m:n:jb",
 				 reaccess ? reaccess_opts : show_opts)) != -1) {
 		switch (opt) {
 		case 'm':
@@ -88,6 +92,9 @@ static int show(int argc, char **argv, bool reaccess)
 		case 'j':
 			json = true;
 			break;
+		case 'b':
+			bars = true;
+			break;
 		case OPT_NO_REFRESH:
 			no_refresh = true;
 			break;
@@ -97,6 +104,10 @@ static int show(int argc, char **argv, bool reaccess)
 	}
 	if (!cmd_args(argc, argv, 0, NULL))
 		return 2;
+	if (json && bars) {
+		err_msg("--json and --bars: one or the other");
+		return 2;
+	}
 	if (wsr_memcg_resolve(memcg, &m, &err) || wsr_pins_open(&p, pin_dir, &err)) {
 		err_msg("%s", err.msg);
 		return 1;
@@ -111,7 +122,7 @@ static int show(int argc, char **argv, bool reaccess)
 			return 1;
 		}
 	}
-	print_hists(&m, reps, nodes, node, json ? JSON : TEXT);
+	print_hists(&m, reps, nodes, node, json ? JSON : bars ? BARS : TEXT);
 	wsr_pins_close(&p);
 	return 0;
 }
