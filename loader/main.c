@@ -168,11 +168,14 @@ __u64 now_ns(void)
 
 enum { OPT_PIN_DIR = 1000 };
 
+/* what every command takes, and main() before the command */
 static const struct option global_options[] = {
 	{ "pin-dir", required_argument, NULL, OPT_PIN_DIR },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
+	{ 0 },
 };
+#define NR_GLOBAL_OPTIONS	(ARRAY_SIZE(global_options) - 1)
 
 /* one global option; false if @opt is none */
 static bool global_option(int opt)
@@ -190,17 +193,17 @@ static bool global_option(int opt)
 
 int cmd_getopt(int argc, char **argv, const char *shorts, const struct option *opts)
 {
-	/* ':' first: a missing value is told apart from an unknown option */
+	/* the command's options, then the global ones and the end mark */
 	static struct option all[32];
 	char sh[32];
 	size_t n = 0, i;
 	int opt;
 
-	for (; opts && opts[n].name && n < ARRAY_SIZE(all) - ARRAY_SIZE(global_options) - 1; n++)
+	for (; opts && opts[n].name && n < ARRAY_SIZE(all) - NR_GLOBAL_OPTIONS - 1; n++)
 		all[n] = opts[n];
-	for (i = 0; i < ARRAY_SIZE(global_options); i++)
+	for (i = 0; i <= NR_GLOBAL_OPTIONS; i++)
 		all[n++] = global_options[i];
-	all[n] = (struct option){ 0 };
+	/* ':' first: a missing value is told apart from an unknown option */
 	snprintf(sh, sizeof(sh), ":%svh", shorts);
 	opterr = 0;
 	for (;;) {
