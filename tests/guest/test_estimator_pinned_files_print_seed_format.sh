@@ -48,5 +48,7 @@ info "wsr show --node 0 --bars:"; sed 's/^/    /' /tmp/bars
 [ "$(sed -n 1p /tmp/bars | awk '{ print $1, $2, $3 }')" = "idle < ms" ] || fail "--bars: no header"
 [ "$(sed 1d /tmp/bars | awk '{ print $1 }' | paste -sd, -)" = 1000,2000,3000,inf ] ||
 	fail "--bars: the rows are not the bins 1000,2000,3000,inf"
-sed 1d /tmp/bars | grep -qvE '^ +([0-9]+|inf) : [0-9]+ +[0-9]+ +\|[*+ ]{40}\|$' &&
+# (an if: a test's status is its last command's)
+if sed 1d /tmp/bars | grep -qvE '^ +([0-9]+|inf) : [0-9]+ +[0-9]+ +\|[*+ ]{40}\|$'; then
 	fail "--bars: a row without its bar"
+fi
