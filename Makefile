@@ -77,10 +77,28 @@ $(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
 	$(call msg,GEN-SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< >$@
 
-# static, so that it runs in a busybox initramfs
-$(GUEST)/wsr: $(wildcard loader/*.c) $(BUILD)/wsr.skel.h $(wildcard loader/*.h include/*.h) | $(GUEST)
+# libwsr (include/libwsr.h): pins, memcgs, refresh, histograms, knobs,
+# watch, and the text formats of parse.c and pindir.c, which wsr-host
+# compiles on its own.  The CLI, the daemon and the unit tests link it.
+LIBWSR_SRCS := $(wildcard loader/lib/*.c) loader/parse.c loader/pindir.c
+LIBWSR_OBJS := $(patsubst loader/%.c,$(BUILD)/libwsr/%.o,$(LIBWSR_SRCS))
+LIBWSR      := $(BUILD)/libwsr.a
+CLI_SRCS    := $(filter-out $(LIBWSR_SRCS),$(wildcard loader/*.c))
+
+$(BUILD)/libwsr/%.o: loader/%.c $(wildcard loader/*.h include/*.h)
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) $(INCLUDES) -static -o $@ $(wildcard loader/*.c) $(LIBS)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) $(CFLAGS) $(INCLUDES) -c -o $@ $<
+
+# made anew, so that a removed source leaves no stale member
+$(LIBWSR): $(LIBWSR_OBJS)
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
+
+# static, so that it runs in a busybox initramfs
+$(GUEST)/wsr: $(CLI_SRCS) $(LIBWSR) $(BUILD)/wsr.skel.h $(wildcard loader/*.h include/*.h) | $(GUEST)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $(INCLUDES) -static -o $@ $(CLI_SRCS) $(LIBWSR) $(LIBS)
 
 # the host-side QMP tool: QMP's JSON by json-c (libjson-c-dev), numbers
 # and intervals by the loader's parsers
@@ -107,10 +125,15 @@ $(GUEST)/run-tests: vmtests/guest-run-tests.sh $(GUEST_TESTS) | $(GUEST)
 $(GUEST)/wsr-%: vmtests/%-guest.sh | $(GUEST)
 	$(Q)install -m 755 $< $@
 
-UNIT_SRCS := $(filter-out loader/wsr.c,$(wildcard loader/*.c))
-$(BUILD)/unit/%: tests/unit/%.c $(UNIT_SRCS) $(wildcard loader/*.h include/*.h bpf/*.h) | $(BUILD)/unit
+$(BUILD)/unit/%: tests/unit/%.c $(LIBWSR) $(wildcard loader/*.h include/*.h bpf/*.h tests/unit/*.h) | $(BUILD)/unit
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) $(INCLUDES) -Ibpf -o $@ $< $(UNIT_SRCS)
+	$(Q)$(CC) $(CFLAGS) $(INCLUDES) -Ibpf -o $@ $< $(LIBWSR) $(LIBS)
+
+# the CLI's option parsing, through the built binary (it runs on the host:
+# options are parsed before anything needs BPF)
+$(BUILD)/unit/test_cli: tests/unit/test_cli.c tests/unit/unit.h $(GUEST)/wsr | $(BUILD)/unit
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) -DWSR_BIN='"$(abspath $(GUEST)/wsr)"' -o $@ $<
 
 # wsr-host's QMP messages: host/qmp.c and loader/parse.c with json-c, not
 # the loader files the other unit tests link

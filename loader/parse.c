@@ -269,6 +269,40 @@ void wsr_print_hist(FILE *f, const struct wsr_hist *h)
 			(unsigned long long)h->anon[i], (unsigned long long)h->file[i]);
 }
 
+/*
+ * Like libbpf-tools' print_log2_hist(): one row per bin, with a bar of
+ * @width columns scaled to the fullest bin, '*' for anon then '+' for
+ * file, so that the shape shows at a glance.
+ */
+void wsr_print_hist_bars(FILE *f, const struct wsr_hist *h, unsigned int width)
+{
+	unsigned long long max = 0, sum;
+	unsigned int a, t, c;
+	__u32 i, nr = h->nr_bins < WSR_MAX_BINS ? h->nr_bins : WSR_MAX_BINS;
+
+	for (i = 0; i < nr; i++) {
+		sum = h->anon[i] + h->file[i];
+		max = sum > max ? sum : max;
+	}
+	fprintf(f, "%15s : %-10s %-10s distribution (* anon, + file)\n", "idle < ms",
+		"anon", "file");
+	for (i = 0; i < nr; i++) {
+		sum = h->anon[i] + h->file[i];
+		/* in long double: pages * width could overflow 64 bits */
+		t = max ? (unsigned int)((long double)sum * width / max) : 0;
+		a = sum ? (unsigned int)((long double)h->anon[i] * t / sum) : 0;
+		if (h->bound_ms[i] == WSR_BIN_INF)
+			fprintf(f, "%15s", "inf");
+		else
+			fprintf(f, "%15llu", (unsigned long long)h->bound_ms[i]);
+		fprintf(f, " : %-10llu %-10llu |", (unsigned long long)h->anon[i],
+			(unsigned long long)h->file[i]);
+		for (c = 0; c < width; c++)
+			fputc(c < a ? '*' : c < t ? '+' : ' ', f);
+		fputs("|\n", f);
+	}
+}
+
 void wsr_print_hist_json(FILE *f, __u32 node, const struct wsr_hist *h)
 {
 	__u32 i;

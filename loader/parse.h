@@ -12,9 +12,12 @@
 #include <stdio.h>
 #include "wsr.h"
 
-/* a message for the user when a parser rejects its input */
+/*
+ * A message for the user when a parser (or libwsr) refuses: room for a
+ * path of PATH_MAX and the words around it.
+ */
 struct wsr_err {
-	char msg[256];
+	char msg[4096 + 512];
 };
 
 /* a strict decimal number in [0, LLONG_MAX]: no sign, space or suffix */
@@ -71,6 +74,9 @@ void wsr_print_knob(FILE *f, const struct wsr_config *cfg, enum wsr_knob knob);
 
 /* "<ms> anon=<pages> file=<pages>" lines, as the seed's histogram files */
 void wsr_print_hist(FILE *f, const struct wsr_hist *h);
+
+/* one row and a bar of @width columns per bin, for a person */
+void wsr_print_hist_bars(FILE *f, const struct wsr_hist *h, unsigned int width);
 
 /* one JSON object {"node":N,"bins":[{"ms":..,"anon":..,"file":..},...]} */
 void wsr_print_hist_json(FILE *f, __u32 node, const struct wsr_hist *h);

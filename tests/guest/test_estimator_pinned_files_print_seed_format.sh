@@ -42,3 +42,13 @@ expect_ok wsr set intervals_ms "$(wsr get --node 0 intervals_ms)"
 bpftool map dump pinned /sys/fs/bpf/wsr/config >/tmp/dump 2>&1 || fail "bpftool cannot dump the config map"
 { grep -q '"intervals_ms"' /tmp/dump && grep -q '"cgroup_id"' /tmp/dump; } ||
 	{ head -n 20 /tmp/dump; fail "bpftool dump lacks field names"; }
+# --bars, for a person: a header, then one row per bin with its bar
+wsr show --node 0 --bars >/tmp/bars || fail "wsr show --bars failed"
+info "wsr show --node 0 --bars:"; sed 's/^/    /' /tmp/bars
+[ "$(sed -n 1p /tmp/bars | awk '{ print $1, $2, $3 }')" = "idle < ms" ] || fail "--bars: no header"
+[ "$(sed 1d /tmp/bars | awk '{ print $1 }' | paste -sd, -)" = 1000,2000,3000,inf ] ||
+	fail "--bars: the rows are not the bins 1000,2000,3000,inf"
+# (an if: a test's status is its last command's)
+if sed 1d /tmp/bars | grep -qvE '^ +([0-9]+|inf) : [0-9]+ +[0-9]+ +\|[*+ ]{40}\|$'; then
+	fail "--bars: a row without its bar"
+fi

@@ -278,6 +278,41 @@ static const char *printers_match_seed_formats(void)
 	return NULL;
 }
 
+/*
+ * --bars: each bin's bar is scaled to the fullest bin, anon ('*') before
+ * file ('+'); an empty bin has none, the catch-all bin reads "inf".
+ */
+static const char *bars_scale_to_the_fullest_bin(void)
+{
+	struct wsr_hist h = { .nr_bins = 3, .bound_ms = { 1000, 2000, WSR_BIN_INF },
+			      .anon = { 10, 0, 15 }, .file = { 10, 0, 5 } };
+	char buf[1024] = "";
+	FILE *f = fmemopen(buf, sizeof(buf), "w");
+
+	wsr_print_hist_bars(f, &h, 8);
+	fclose(f);
+	CHECK(!strcmp(buf,
+		      "      idle < ms : anon       file       distribution (* anon, + file)\n"
+		      "           1000 : 10         10         |****++++|\n"
+		      "           2000 : 0          0          |        |\n"
+		      "            inf : 15         5          |******++|\n"),
+	      "printed\n%s", buf);
+	return NULL;
+}
+
+/* all bins empty: no bar, and no division by zero */
+static const char *bars_of_an_empty_histogram(void)
+{
+	struct wsr_hist h = { .nr_bins = 1, .bound_ms = { WSR_BIN_INF } };
+	char buf[256] = "";
+	FILE *f = fmemopen(buf, sizeof(buf), "w");
+
+	wsr_print_hist_bars(f, &h, 4);
+	fclose(f);
+	CHECK(strstr(buf, "            inf : 0          0          |    |\n"), "printed\n%s", buf);
+	return NULL;
+}
+
 static const char *json_strings_are_escaped(void)
 {
 	char buf[64] = "";
@@ -334,6 +369,8 @@ static const struct unit_test tests[] = {
 	{ "node_list_ids_are_bounded", node_list_ids_are_bounded },
 	{ "node_list_rejects_malformed", node_list_rejects_malformed },
 	{ "printers_match_seed_formats", printers_match_seed_formats },
+	{ "bars_scale_to_the_fullest_bin", bars_scale_to_the_fullest_bin },
+	{ "bars_of_an_empty_histogram", bars_of_an_empty_histogram },
 	{ "json_strings_are_escaped", json_strings_are_escaped },
 	{ "balloon_answer_is_parsed_exactly", balloon_answer_is_parsed_exactly },
 	{ "balloon_answer_garbage_is_an_error", balloon_answer_garbage_is_an_error },

@@ -15,7 +15,8 @@ struct unit_test {
 	const char *(*fn)(void);
 };
 
-static char unit_msg[512];
+/* room for a struct wsr_err message (a path and its words) and more */
+static char unit_msg[16384];
 
 /* CHECK(cond, fmt, ...): fail the current test with a formatted message */
 #define CHECK(cond, ...)						\

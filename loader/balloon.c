@@ -1,0 +1,477 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * The virtio-balloon side: attaching the balloon programs, the driver's
+ * sysfs folder, answering the device's requests (for the daemon), and
+ * wsr balloon [show|attach|detach].
+ */
+#include <errno.h>
+#include <glob.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <fcntl.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+#include "cli.h"
+#include "load.h"
+
+#define BALLOON_WS_GLOB	"/sys/bus/virtio/drivers/virtio_balloon/virtio*/working_set"
+
+/* the balloon programs' pins: they keep the virtio_balloon module loaded */
+const char *const balloon_pins[3] = { "link_balloon_reclaim", "prog_balloon_request",
+				      "link_balloon_request_hook" };
+
+/*
+ * Does the virtio_balloon driver have the working-set kfuncs?  A module
+ * has them in its own BTF; a driver built in (CONFIG_VIRTIO_BALLOON=y), in
+ * vmlinux's.
+ */
+bool balloon_kfuncs(void)
+{
+	static const char kfunc[] = "bpf_virtio_balloon_ws_report";
+	struct btf *vmlinux = btf__load_vmlinux_btf(), *mod;
+	bool found = false;
+
+	if (!vmlinux)
+		return false;
+	mod = btf__parse_split("/sys/kernel/btf/virtio_balloon", vmlinux);
+	if (mod) {
+		found = btf__find_by_name_kind(mod, kfunc, BTF_KIND_FUNC) > 0;
+		btf__free(mod);
+	} else {
+		found = btf__find_by_name_kind(vmlinux, kfunc, BTF_KIND_FUNC) > 0;
+	}
+	btf__free(vmlinux);
+	return found;
+}
+
+bool balloon_attached(void)
+{
+	char path[PATH_MAX];
+
+	wsr_pin_path(pin_dir, balloon_pins[0], path, sizeof(path));
+	return access(path, F_OK) == 0;
+}
+
+/*
+ * Load and pin the balloon programs.  The daemon (on the driver's arrival)
+ * and "wsr balloon attach" may race: a lock on the pin folder, held only
+ * while pinning (the verifier's seconds are spent before it, so that
+ * watchers claiming a slot under the same lock do not wait), makes the
+ * second one find the first one's pins and drop its own load.
+ */
+int balloon_attach(void)
+{
+	struct wsr_bpf *skel = NULL;
+	char path[PATH_MAX];
+	int err = -1, dir = -1;
+
+	if (balloon_attached())
+		return 0;
+	if (!balloon_kfuncs()) {
+		err_msg("the virtio_balloon driver is not loaded or has no working-set kfuncs");
+		return -1;
+	}
+	skel = open_skel(true, wsr_loaded_walk_steps(pin_dir));
+	if (!skel)
+		return -1;
+	if (wsr_bpf__load(skel)) {
+		err_msg("cannot load the balloon programs (run with -v for the verifier log)");
+		goto out;
+	}
+	dir = open(pin_dir, O_RDONLY | O_DIRECTORY);
+	if (dir < 0 || flock(dir, LOCK_EX)) {
+		err_msg("cannot lock %s: %s", pin_dir, strerror(errno));
+		goto out;
+	}
+	if (balloon_attached()) {
+		err = 0;
+		goto out;
+	}
+	wsr_pin_path(pin_dir, balloon_pins[1], path, sizeof(path));
+	if (bpf_program__pin(skel->progs.wsr_balloon_request, path) ||
+	    pin_link(bpf_program__attach(skel->progs.wsr_balloon_reclaim), balloon_pins[0]) ||
+	    pin_link(bpf_program__attach(skel->progs.wsr_balloon_request_hook), balloon_pins[2])) {
+		unpin_all(balloon_pins, ARRAY_SIZE(balloon_pins));
+		goto out;
+	}
+	err = 0;
+out:
+	wsr_bpf__destroy(skel);
+	if (dir >= 0)
+		close(dir);	/* and the lock with it */
+	return err;
+}
+
+/*
+ * Unpin the balloon programs and wait until the kernel has let go of the
+ * module: programs are freed after an RCU grace period, and only then
+ * does "rmmod virtio_balloon" work.
+ */
+static int balloon_detach(void)
+{
+	int i;
+
+	unpin_all(balloon_pins, ARRAY_SIZE(balloon_pins));
+	for (i = 0; i < 100; i++) {
+		char buf[16] = "0";
+		FILE *f = fopen("/sys/module/virtio_balloon/refcnt", "r");
+
+		if (f) {
+			if (!fgets(buf, sizeof(buf), f))
+				buf[0] = '0';
+			fclose(f);
+		}
+		if (atoi(buf) == 0)
+			return 0;
+		usleep(50 * 1000);
+	}
+	err_msg("warning: virtio_balloon is still in use 5 s after detaching");
+	return 0;
+}
+
+static int read_text(const char *dir, const char *name, char *buf, size_t len)
+{
+	char path[PATH_MAX];
+	FILE *f;
+	bool ok;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	ok = fgets(buf, len, f) != NULL;
+	fclose(f);
+	if (!ok)
+		return -1;
+	buf[strcspn(buf, "\n")] = 0;
+	return 0;
+}
+
+/*
+ * The working_set folder of the balloon device the kfuncs report
+ * through ("active" reads 1), into @dir: after an unbind and bind, or
+ * with several devices, not merely the first one bound.
+ */
+int balloon_dir(char *dir, size_t len)
+{
+	char active[8];
+	glob_t g;
+	size_t i;
+	int err = -1;
+
+	if (glob(BALLOON_WS_GLOB, 0, NULL, &g) == 0) {
+		for (i = 0; i < g.gl_pathc && err; i++) {
+			if (read_text(g.gl_pathv[i], "active", active, sizeof(active)) ||
+			    strcmp(active, "1"))
+				continue;
+			snprintf(dir, len, "%s", g.gl_pathv[i]);
+			err = 0;
+		}
+	}
+	globfree(&g);
+	return err;
+}
+
+__u64 balloon_read_u64(const char *dir, const char *name)
+{
+	char buf[32];
+
+	return read_text(dir, name, buf, sizeof(buf)) ? 0 : strtoull(buf, NULL, 10);
+}
+
+/* the daemon's claim on the device's requests (see struct wsr_balloon_claim) */
+int balloon_claim(__u64 request, __u64 until_ns)
+{
+	struct wsr_balloon_claim c = { .request = request, .until_ns = until_ns,
+				       .daemon_pid = request || until_ns ? getpid() : 0 };
+	struct wsr_err err;
+	int fd = wsr_pin_open(pin_dir, "balloon_claim", &err), ret;
+
+	if (fd < 0) {
+		err_msg("%s", err.msg);
+		return -1;
+	}
+	ret = bpf_map_update_elem(fd, &(__u32){ 0 }, &c, BPF_ANY);
+	close(fd);
+	return ret;
+}
+
+/*
+ * Answer the device's unanswered requests: claim them, so that the
+ * request hook leaves them to us for WSR_BALLOON_CLAIM_MS, age every
+ * lruvec whose youngest generation is older than the device's refresh_ms
+ * (with force_scan: the answer's data is at most refresh_ms old), then run
+ * the request iterator, which answers each request once through the driver.
+ */
+static int balloon_answer(const char *dir, __u64 requests)
+{
+	struct wsr_refresh_args args = { .nodes = wsr_memory_nodes(), .merge = WSR_REFRESH_ALL };
+	__u64 ms = balloon_read_u64(dir, "refresh_ms");
+	unsigned int answered = 0, n;
+	struct wsr_memcg root;
+	struct wsr_err err;
+	char out[64] = "";
+	int ret, derr = 0;
+	FILE *f;
+
+	if (balloon_claim(requests, now_ns() + WSR_BALLOON_CLAIM_MS * 1000000ULL))
+		err_msg("warning: cannot claim the balloon device's request: %s", strerror(errno));
+	if (wsr_memcg_resolve("/", &root, &err)) {
+		err_msg("%s", err.msg);
+		return -1;
+	}
+	for (n = 0; n < WSR_MAX_NODES; n++)
+		args.refresh_ms[n] = ms;
+	if (wsr_refresh_subtree(pin_dir, &root, &args, &err)) {
+		err_msg("%s", err.msg);
+		return -1;
+	}
+	f = fmemopen(out, sizeof(out) - 1, "w");
+	if (!f)
+		return -1;
+	ret = wsr_run_iter(pin_dir, balloon_pins[1], &root, false, f, &err);
+	fclose(f);
+	if (ret)
+		err_msg("%s", err.msg);
+	if (!ret && wsr_parse_answer(out, &answered, &derr)) {
+		err_msg("the balloon request program printed \"%.*s\"",
+			(int)strcspn(out, "\n"), out);
+		ret = -1;
+	} else if (!ret && derr && derr != -EALREADY) {
+		err_msg("the balloon driver refused the answer: %s", strerror(-derr));
+		ret = -1;
+	}
+	return ret;
+}
+
+static const char *const watched[2] = { "requests", "configs" };
+
+void balloon_unwatch(struct balloon_watch *w)
+{
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		if (w->fd[i] >= 0)
+			close(w->fd[i]);
+		w->fd[i] = -1;
+	}
+}
+
+static int balloon_rewatch(struct balloon_watch *w)
+{
+	char path[PATH_MAX];
+	int i;
+
+	if (balloon_dir(w->dir, sizeof(w->dir)))
+		return -1;
+	for (i = 0; i < 2; i++) {
+		snprintf(path, sizeof(path), "%s/%s", w->dir, watched[i]);
+		w->fd[i] = open(path, O_RDONLY);
+		w->seen[i] = 0;
+	}
+	if (w->fd[0] < 0 || w->fd[1] < 0) {
+		balloon_unwatch(w);
+		return -1;
+	}
+	fprintf(stderr, "wsr: serving the balloon device's requests (%s)\n", w->dir);
+	return 0;
+}
+
+/* a sysfs file's value, read again from its start, which re-arms poll() */
+static int reread_u64(int fd, __u64 *v)
+{
+	char buf[32];
+	ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
+
+	if (n <= 0)
+		return -1;
+	buf[n] = 0;
+	*v = strtoull(buf, NULL, 10);
+	return 0;
+}
+
+static void log_balloon_config(const char *dir)
+{
+	char ivals[512] = "?";
+
+	read_text(dir, "intervals_ms", ivals, sizeof(ivals));
+	fprintf(stderr, "wsr: balloon config: intervals_ms %s refresh_ms %llu report_ms %llu\n",
+		ivals, (unsigned long long)balloon_read_u64(dir, "refresh_ms"),
+		(unsigned long long)balloon_read_u64(dir, "report_ms"));
+}
+
+void balloon_serve(struct balloon_watch *w, int timeout_ms)
+{
+	struct pollfd pfd[2];
+	__u64 v[2];
+	int i;
+
+	/* detached ("wsr balloon detach"): requests wait for an attach */
+	if (!balloon_attached() || (w->fd[0] < 0 && balloon_rewatch(w))) {
+		balloon_unwatch(w);
+		poll(NULL, 0, timeout_ms);
+		return;
+	}
+	for (i = 0; i < 2; i++) {
+		if (reread_u64(w->fd[i], &v[i])) {
+			/* unbound or unloaded: look for it again next time */
+			balloon_unwatch(w);
+			return;
+		}
+	}
+	if (v[1] != w->seen[1])
+		log_balloon_config(w->dir);
+	/* also those made before we came, or left when an answer failed */
+	if (v[0] > balloon_read_u64(w->dir, "answered") && balloon_answer(w->dir, v[0]))
+		err_msg("warning: could not answer the balloon device's request; "
+			"the request hook answers it");
+	w->seen[0] = v[0];
+	w->seen[1] = v[1];
+	for (i = 0; i < 2; i++)
+		pfd[i] = (struct pollfd){ .fd = w->fd[i], .events = POLLPRI };
+	poll(pfd, 2, timeout_ms);
+}
+
+/* a report handed to the balloon driver, as one of our histograms */
+static void balloon_hist(const struct wsr_balloon *b, __u32 n, struct wsr_hist *h)
+{
+	__u32 i, nr = b->config.num_bins;
+
+	memset(h, 0, sizeof(*h));
+	h->nr_bins = nr > WSR_MAX_BINS ? WSR_MAX_BINS : nr;
+	for (i = 0; i < h->nr_bins; i++) {
+		h->bound_ms[i] = i + 1 < h->nr_bins ? b->config.intervals_ms[i] : WSR_BIN_INF;
+		h->anon[i] = b->nodes[n].anon_bytes[i] >> 12;
+		h->file[i] = b->nodes[n].file_bytes[i] >> 12;
+	}
+}
+
+static void print_balloon(const char *dir, const struct wsr_balloon *b, bool json)
+{
+	static const char *const counters[] = { "requests", "answered", "configs", "rejected",
+						"sent", "dropped" };
+	char ivals[512] = "";
+	struct wsr_hist h;
+	__u32 n, i;
+
+	if (dir)
+		read_text(dir, "intervals_ms", ivals, sizeof(ivals));
+	if (!json) {
+		printf("device: %s\nprograms: %s\n", dir ? dir : "none",
+		       balloon_attached() ? "attached" : "detached");
+		if (dir) {
+			printf("config: intervals_ms %s refresh_ms %llu report_ms %llu\ndriver:",
+			       ivals, (unsigned long long)balloon_read_u64(dir, "refresh_ms"),
+			       (unsigned long long)balloon_read_u64(dir, "report_ms"));
+			for (i = 0; i < ARRAY_SIZE(counters); i++)
+				printf(" %s %llu", counters[i],
+				       (unsigned long long)balloon_read_u64(dir, counters[i]));
+			putchar('\n');
+		}
+		printf("last report: %s, %.1f s ago, data age %llu ms, driver answer %d "
+		       "(sent %llu, refused %llu, answered by the request hook %llu)\n",
+		       wsr_cause_name(b->cause), b->time_ns ? (now_ns() - b->time_ns) / 1e9 : 0.0,
+		       (unsigned long long)b->data_age_ms, b->err, (unsigned long long)b->sent,
+		       (unsigned long long)b->refused, (unsigned long long)b->hook_answers);
+		printf("global reclaim passes %llu, configuration read on them %llu times%s\n",
+		       (unsigned long long)b->reclaim_passes, (unsigned long long)b->config_reads,
+		       b->flags & WSR_REPORT_INCOMPLETE ? "; last report incomplete" : "");
+		for (n = 0; n < b->nr_nodes && n < WSR_MAX_NODES; n++) {
+			balloon_hist(b, n, &h);
+			printf("N%u\n", b->nodes[n].node_id);
+			wsr_print_hist(stdout, &h);
+		}
+		return;
+	}
+	fputs("{\"device\":", stdout);
+	if (dir)
+		wsr_print_json_string(stdout, dir);
+	else
+		fputs("null", stdout);
+	printf(",\"attached\":%s", balloon_attached() ? "true" : "false");
+	if (dir) {
+		for (i = 0; ivals[i]; i++)
+			ivals[i] = ivals[i] == ' ' ? ',' : ivals[i];
+		printf(",\"config\":{\"intervals_ms\":[%s],\"refresh_ms\":%llu,\"report_ms\":%llu}",
+		       ivals, (unsigned long long)balloon_read_u64(dir, "refresh_ms"),
+		       (unsigned long long)balloon_read_u64(dir, "report_ms"));
+		fputs(",\"driver\":{", stdout);
+		for (i = 0; i < ARRAY_SIZE(counters); i++)
+			printf("%s\"%s\":%llu", i ? "," : "", counters[i],
+			       (unsigned long long)balloon_read_u64(dir, counters[i]));
+		fputc('}', stdout);
+	}
+	printf(",\"reclaim_passes\":%llu,\"config_reads\":%llu,\"incomplete\":%s",
+	       (unsigned long long)b->reclaim_passes, (unsigned long long)b->config_reads,
+	       b->flags & WSR_REPORT_INCOMPLETE ? "true" : "false");
+	printf(",\"last_report\":{\"sent\":%llu,\"refused\":%llu,\"hook_answers\":%llu,"
+	       "\"time_ns\":%llu,\"cause\":\"%s\",\"data_age_ms\":%llu,\"err\":%d,"
+	       "\"histograms\":[",
+	       (unsigned long long)b->sent, (unsigned long long)b->refused,
+	       (unsigned long long)b->hook_answers, (unsigned long long)b->time_ns,
+	       wsr_cause_name(b->cause), (unsigned long long)b->data_age_ms, b->err);
+	for (n = 0; n < b->nr_nodes && n < WSR_MAX_NODES; n++) {
+		balloon_hist(b, n, &h);
+		fputs(n ? "," : "", stdout);
+		wsr_print_hist_json(stdout, b->nodes[n].node_id, &h);
+	}
+	fputs("]}}\n", stdout);
+}
+
+int cmd_balloon(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ 0 },
+	};
+	const char *sub = "show";
+	struct wsr_balloon b = {};
+	struct wsr_err err;
+	bool json = false;
+	char dir[256];
+	int fd, opt;
+
+	while ((opt = cmd_getopt(argc, argv, "j", opts)) != -1) {
+		if (opt != 'j')
+			return 2;
+		json = true;
+	}
+	if (optind < argc)
+		sub = argv[optind++];
+	if (!cmd_args(argc, argv, 0, NULL))
+		return 2;
+	if (strcmp(sub, "show") && strcmp(sub, "attach") && strcmp(sub, "detach")) {
+		err_msg("unknown balloon command '%s' (show, attach, detach)", sub);
+		return 2;
+	}
+	if (strcmp(sub, "show") && json) {
+		err_msg("balloon %s: --json is for show", sub);
+		return 2;
+	}
+	if (!strcmp(sub, "attach")) {
+		if (!wsr_loaded(pin_dir)) {
+			err_msg("nothing loaded in %s: start \"wsr daemon\" first", pin_dir);
+			return 1;
+		}
+		return balloon_attach() ? 1 : 0;
+	}
+	if (!strcmp(sub, "detach"))
+		return balloon_detach();
+	fd = wsr_pin_open(pin_dir, "balloon", &err);
+	if (fd < 0) {
+		err_msg("%s", err.msg);
+		return 1;
+	}
+	if (bpf_map_lookup_elem(fd, &(__u32){ 0 }, &b)) {
+		close(fd);
+		return 1;
+	}
+	close(fd);
+	print_balloon(balloon_dir(dir, sizeof(dir)) ? NULL : dir, &b, json);
+	return 0;
+}

@@ -1,0 +1,294 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * wsr daemon: load the programs (or adopt their pins), age in the
+ * background, serve the balloon device's requests, say when a limit was
+ * reached.  The programs keep working without it.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include "cli.h"
+
+/* the daemon's --interval-ms goes to poll(), which takes an int of ms */
+#define WSR_MAX_DAEMON_INTERVAL_MS	3600000ULL
+
+/*
+ * The daemon's own aging (not --seed-aging), each --interval-ms: the
+ * subtree of every memcg configured with refresh_ms on a node, and with a
+ * balloon device whose refresh_ms is not 0 every lruvec, are aged where
+ * the youngest generation is older than that (bpf/refresh.h,
+ * WSR_REFRESH_BACKGROUND).  The young end of a histogram is then never
+ * older than refresh_ms plus the interval; what aging merges at the old
+ * end, the aging hooks keep (bpf/vgen.h).
+ */
+static void age_in_background(void)
+{
+	static __u64 last_ns;
+	static bool said;
+	struct subtree {
+		__u64 id;
+		struct wsr_refresh_args a;
+	} *v = NULL, *grown;
+	struct wsr_key key, at;
+	struct wsr_config cfg;
+	struct wsr_err err;
+	bool first = true;
+	size_t nr = 0, i;
+	char path[PATH_MAX], dir[256];
+	__u64 ms, now = now_ns();
+	int fd;
+
+	/*
+	 * Not without the hooks that keep merged generations (an older load,
+	 * or a kernel without try_to_inc_max_seq): aging would merge them
+	 * away.  Not more often than WSR_BACKGROUND_MIN_MS.
+	 */
+	wsr_pin_path(pin_dir, "link_aging_begin", path, sizeof(path));
+	if (access(path, F_OK)) {
+		if (!said)
+			err_msg("warning: no aging hooks pinned (an older load, or no "
+				"try_to_inc_max_seq): the daemon does not age on its own");
+		said = true;
+		return;
+	}
+	if (now - last_ns < WSR_BACKGROUND_MIN_MS * 1000000ULL)
+		return;
+	last_ns = now;
+	wsr_pin_path(pin_dir, "config", path, sizeof(path));
+	fd = bpf_obj_get(path);
+	if (fd < 0)
+		return;
+	/* a key can go between two calls: then the walk starts over, rarely */
+	while (!bpf_map_get_next_key(fd, first ? NULL : &at, &key)) {
+		first = false;
+		at = key;
+		if (bpf_map_lookup_elem(fd, &at, &cfg) || !cfg.refresh_ms ||
+		    at.node >= WSR_MAX_NODES)
+			continue;
+		for (i = 0; i < nr && v[i].id != at.cgroup_id; i++)
+			;
+		if (i == nr) {
+			grown = realloc(v, (nr + 1) * sizeof(*v));
+			if (!grown)
+				break;
+			v = grown;
+			v[nr++] = (struct subtree){ .id = at.cgroup_id,
+						    .a.merge = WSR_REFRESH_BACKGROUND };
+		}
+		v[i].a.refresh_ms[at.node] = cfg.refresh_ms;
+		v[i].a.nodes |= 1ULL << at.node;
+	}
+	close(fd);
+	if (!balloon_dir(dir, sizeof(dir)) && (ms = balloon_read_u64(dir, "refresh_ms"))) {
+		grown = realloc(v, (nr + 1) * sizeof(*v));
+		if (grown) {
+			v = grown;
+			v[nr] = (struct subtree){ .id = WSR_ROOT_CGROUP,
+						  .a.merge = WSR_REFRESH_BACKGROUND,
+						  .a.nodes = wsr_memory_nodes() };
+			for (i = 0; i < WSR_MAX_NODES; i++)
+				v[nr].a.refresh_ms[i] = ms;
+			nr++;
+		}
+	}
+	for (i = 0; i < nr; i++) {
+		/* by id: no folder; a memcg gone meanwhile (-ENOENT) is no news */
+		struct wsr_memcg m = { .id = v[i].id };
+
+		err.msg[0] = 0;
+		snprintf(m.rel, sizeof(m.rel), "cgroup id %llu", (unsigned long long)v[i].id);
+		if (wsr_refresh_subtree(pin_dir, &m, &v[i].a, &err) && err.msg[0])
+			err_msg("%s", err.msg);
+	}
+	free(v);
+}
+
+/* say once, for each limit, that one was reached (see struct wsr_stats) */
+static void check_limits(struct wsr_stats *logged)
+{
+	struct wsr_stats st;
+	char path[PATH_MAX];
+	int fd;
+
+	/* quietly: "wsr unload" may have removed it under a running daemon */
+	wsr_pin_path(pin_dir, "stats", path, sizeof(path));
+	fd = bpf_obj_get(path);
+	if (fd < 0)
+		return;
+	if (!bpf_map_lookup_elem(fd, &(__u32){ 0 }, &st)) {
+		if (st.walks_truncated && !logged->walks_truncated)
+			err_msg("warning: a report's memcg walk ran out of its %llu steps; "
+				"such reports are marked incomplete",
+				(unsigned long long)st.walk_steps);
+		if (st.ancestors_truncated && !logged->ancestors_truncated)
+			err_msg("warning: a memcg is deeper than %d levels; reaccess counts skip "
+				"its ancestors above that", WSR_MAX_ANCESTORS);
+		if (st.maps_full && !logged->maps_full)
+			err_msg("warning: the reports or reaccess map is full (%d keys); "
+				"some reports were not made", WSR_MAX_KEYS);
+		*logged = st;
+	}
+	close(fd);
+}
+
+/*
+ * Has the virtio_balloon module been loaded since we last looked?  Its BTF
+ * file is made anew at each load, with a new inode number, so that an
+ * rmmod and insmod between two looks are seen too.
+ */
+static bool balloon_module_appeared(ino_t *seen)
+{
+	struct stat st;
+	ino_t now = stat("/sys/kernel/btf/virtio_balloon", &st) ? 0 : st.st_ino, was = *seen;
+
+	*seen = now;
+	return now && now != was;
+}
+
+/*
+ * With MGLRU's non-leaf young capability, the first node's page-table walk
+ * clears PMD accessed bits that the walks of other nodes need, so a memcg
+ * aged on several nodes back to back sees its hot pages as idle.  We only
+ * advise: the capability is the administrator's to change.
+ */
+static void check_nonleaf_young(void)
+{
+	unsigned int caps = 0;
+	FILE *f = fopen("/sys/kernel/mm/lru_gen/enabled", "r");
+
+	if (!f)
+		return;
+	if (fscanf(f, "%x", &caps) == 1 && (caps & 0x4) && wsr_possible_nodes() > 1)
+		err_msg("warning: MGLRU non-leaf young (0x0004) is on with several NUMA nodes: "
+			"hot pages can read as idle when nodes age back to back; "
+			"\"echo 0x0003 > /sys/kernel/mm/lru_gen/enabled\" avoids it");
+	fclose(f);
+}
+
+enum { OPT_INTERVAL = 256, OPT_WALK_STEPS, OPT_SEED_AGING };
+
+/* the daemon's options; 2 on bad usage */
+static int daemon_options(int argc, char **argv, __u64 *interval_ms, __u64 *walk_steps,
+			  bool *seed_aging)
+{
+	static const struct option opts[] = {
+		{ "interval-ms", required_argument, NULL, OPT_INTERVAL },
+		{ "max-walk-steps", required_argument, NULL, OPT_WALK_STEPS },
+		{ "seed-aging", no_argument, NULL, OPT_SEED_AGING },
+		{ 0 },
+	};
+	struct wsr_err err;
+	int opt;
+
+	while ((opt = cmd_getopt(argc, argv, "", opts)) != -1) {
+		switch (opt) {
+		case OPT_INTERVAL:
+			/* poll() takes an int of ms */
+			if (wsr_parse_ms(optarg, interval_ms, WSR_MAX_DAEMON_INTERVAL_MS,
+					 "--interval-ms", &err)) {
+				err_msg("%s", err.msg);
+				return 2;
+			}
+			if (!*interval_ms) {
+				err_msg("--interval-ms must be at least 1");
+				return 2;
+			}
+			break;
+		case OPT_WALK_STEPS:
+			if (wsr_parse_u64(optarg, walk_steps, "--max-walk-steps", &err)) {
+				err_msg("%s", err.msg);
+				return 2;
+			}
+			if (!*walk_steps || *walk_steps > WSR_MAX_WALK_STEPS) {
+				err_msg("--max-walk-steps must be 1 to %u", WSR_MAX_WALK_STEPS);
+				return 2;
+			}
+			break;
+		case OPT_SEED_AGING:
+			*seed_aging = true;
+			break;
+		default:
+			return 2;
+		}
+	}
+	return cmd_args(argc, argv, 0, NULL) ? 0 : 2;
+}
+
+int cmd_daemon(int argc, char **argv)
+{
+	struct balloon_watch bw = { .fd = { -1, -1 } };
+	__u64 interval_ms = 1000, walk_steps = WSR_MAX_WALK_STEPS;
+	struct wsr_stats logged = {};
+	bool seed_aging = false;
+	struct wsr_err err;
+	ino_t module = 0, pins;
+	int ret = daemon_options(argc, argv, &interval_ms, &walk_steps, &seed_aging);
+
+	if (ret)
+		return ret;
+	/* reclaim must not page us out while we watch memory pressure */
+	if (mlockall(MCL_CURRENT | MCL_FUTURE))
+		err_msg("warning: mlockall failed: %s", strerror(errno));
+	if (mkdir(pin_dir, 0700) && errno != EEXIST) {
+		err_msg("cannot create %s: %s (is bpffs mounted on /sys/fs/bpf?)", pin_dir,
+			strerror(errno));
+		return 1;
+	}
+	/*
+	 * bpffs is mode 1777 unless mounted with a mode: a pin folder someone
+	 * else made or can write to could have our links unpinned or replaced.
+	 */
+	if (wsr_check_pin_dir(pin_dir, &err)) {
+		err_msg("%s", err.msg);
+		return 1;
+	}
+	if (wsr_loaded(pin_dir)) {
+		fprintf(stderr, "wsr: adopting the programs pinned in %s\n", pin_dir);
+	} else {
+		if (load_and_pin(walk_steps))
+			return 1;
+		fprintf(stderr, "wsr: loaded and pinned in %s\n", pin_dir);
+	}
+	pins = wsr_loaded_inode(pin_dir);
+	check_nonleaf_young();
+	balloon_module_appeared(&module);
+	if (balloon_kfuncs() && !balloon_attached() && !balloon_attach())
+		fprintf(stderr, "wsr: balloon programs attached\n");
+	/* requests are ours for WSR_BALLOON_DAEMON_MS, then the request hook's */
+	balloon_claim(0, 1);
+	while (!exiting) {
+		/*
+		 * Unloaded, or loaded again by another daemon: these are not
+		 * our programs any more, and two daemons would age twice.
+		 */
+		if (wsr_loaded_inode(pin_dir) != pins) {
+			fprintf(stderr, "wsr: the programs in %s were unloaded or replaced: "
+				"exiting\n", pin_dir);
+			break;
+		}
+		/*
+		 * virtio_balloon loaded after we started: attach to it.  Only
+		 * then: "wsr balloon detach" must stay detached for an rmmod.
+		 */
+		if (balloon_module_appeared(&module) && balloon_kfuncs() && !balloon_attached()) {
+			if (!balloon_attach())
+				fprintf(stderr, "wsr: virtio_balloon loaded: balloon programs "
+					"attached\n");
+			else
+				module = 0;	/* try again next time */
+		}
+		check_limits(&logged);
+		if (!seed_aging)
+			age_in_background();
+		balloon_serve(&bw, interval_ms);
+	}
+	balloon_claim(0, 0);
+	balloon_unwatch(&bw);
+	fprintf(stderr, "wsr: exiting; the programs stay attached (\"wsr unload\" detaches)\n");
+	return 0;
+}

@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* wsr get, wsr set: the knobs of the seed's memory.wss.* files, per node. */
+#include <errno.h>
+#include <stdio.h>
+#include "cli.h"
+
+static const struct option get_opts[] = {
+	{ "memcg", required_argument, NULL, 'm' },
+	{ "node", required_argument, NULL, 'n' },
+	{ "json", no_argument, NULL, 'j' },
+	{ 0 },
+};
+
+/* set prints nothing: no --json */
+static const struct option set_opts[] = {
+	{ "memcg", required_argument, NULL, 'm' },
+	{ "node", required_argument, NULL, 'n' },
+	{ 0 },
+};
+
+/* --memcg, --node and (get only: @json not NULL) --json; 2 on bad usage */
+static int knob_options(int argc, char **argv, const char **memcg, int *node, bool *json)
+{
+	int opt;
+
+	*memcg = "/";
+	*node = -1;
+	while ((opt = cmd_getopt(argc, argv, json ? "m:n:j" : "m:n:",
+				 json ? get_opts : set_opts)) != -1) {
+		switch (opt) {
+		case 'm':
+			*memcg = optarg;
+			break;
+		case 'n':
+			if (parse_node_opt(optarg, node))
+				return 2;
+			break;
+		case 'j':
+			*json = true;
+			break;
+		default:
+			return 2;
+		}
+	}
+	return 0;
+}
+
+int cmd_set(int argc, char **argv)
+{
+	__u64 nodes = wsr_memory_nodes();
+	const char *memcg, *value;
+	struct wsr_err err;
+	struct wsr_memcg m;
+	struct wsr_pins p;
+	int knob, node, opt_node, ret;
+
+	if (knob_options(argc, argv, &memcg, &opt_node, NULL))
+		return 2;
+	if (!cmd_args(argc, argv, 2,
+		      "set takes a knob and a value, e.g. \"wsr set report_ms N0=1000\""))
+		return 2;
+	knob = wsr_knob_by_name(argv[optind]);
+	if (knob < 0) {
+		err_msg("unknown knob '%s' (intervals_ms, report_ms, refresh_ms, "
+			"reaccess_intervals_ms)", argv[optind]);
+		return 2;
+	}
+	if (wsr_parse_node_value(argv[optind + 1], wsr_possible_nodes(), &node, &value, &err)) {
+		err_msg("%s", err.msg);
+		return 2;
+	}
+	if (node >= 0 && opt_node >= 0 && node != opt_node) {
+		err_msg("--node %d and N%d= disagree", opt_node, node);
+		return 2;
+	}
+	if (node < 0)
+		node = opt_node;
+	if (node >= 0 && !(nodes >> node & 1)) {
+		err_msg("node %d has no memory (/sys/devices/system/node/has_memory)", node);
+		return 2;
+	}
+	if (wsr_memcg_resolve(memcg, &m, &err) || wsr_pins_open(&p, pin_dir, &err)) {
+		err_msg("%s", err.msg);
+		return 1;
+	}
+	ret = wsr_set_knob(&p, &m, nodes, node, knob, value, &err);
+	wsr_pins_close(&p);
+	if (ret)
+		err_msg("%s", err.msg);
+	return ret == -EINVAL ? 2 : ret ? 1 : 0;
+}
+
+int cmd_get(int argc, char **argv)
+{
+	__u64 nodes = wsr_memory_nodes();
+	struct wsr_config cfg;
+	bool first = true, json = false;
+	const char *memcg;
+	struct wsr_err err;
+	struct wsr_memcg m;
+	struct wsr_pins p;
+	int knob = -1, node;
+	__u32 n;
+
+	if (knob_options(argc, argv, &memcg, &node, &json))
+		return 2;
+	if (argc - optind == 1)
+		knob = wsr_knob_by_name(argv[optind]);
+	if (knob < 0) {
+		err_msg("get takes one knob: intervals_ms, report_ms, refresh_ms, "
+			"reaccess_intervals_ms");
+		return 2;
+	}
+	if (wsr_memcg_resolve(memcg, &m, &err) || wsr_pins_open(&p, pin_dir, &err)) {
+		err_msg("%s", err.msg);
+		return 1;
+	}
+	if (json)
+		fputc('{', stdout);
+	for (n = 0; n < WSR_MAX_NODES; n++) {
+		if (!(nodes >> n & 1) || (node >= 0 && (int)n != node))
+			continue;
+		wsr_get_config(&p, m.id, n, &cfg);
+		if (json)
+			printf("%s\"%u\":\"", first ? "" : ",", n);
+		else if (node < 0)
+			printf("%sN%u=", first ? "" : " ", n);
+		wsr_print_knob(stdout, &cfg, knob);
+		if (json)
+			fputc('"', stdout);
+		first = false;
+	}
+	puts(json ? "}" : "");
+	wsr_pins_close(&p);
+	return 0;
+}

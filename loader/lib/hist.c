@@ -1,0 +1,153 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* libwsr: histogram reads and the knobs, from the pinned maps (libwsr.h). */
+#include <errno.h>
+#include <string.h>
+#include <time.h>
+#include <bpf/bpf.h>
+#include "libwsr.h"
+
+static __u64 now_ns(void)
+{
+	struct timespec ts;
+
+	/* the clock of bpf_ktime_get_boot_ns(), which reports are stamped with */
+	clock_gettime(CLOCK_BOOTTIME, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+const char *wsr_cause_name(__u32 cause)
+{
+	return cause == WSR_CAUSE_RECLAIM ? "reclaim" : cause == WSR_CAUSE_READ ? "read" :
+	       cause == WSR_CAUSE_REQUEST ? "request" : "none";
+}
+
+void wsr_get_config(const struct wsr_pins *p, __u64 id, __u32 node, struct wsr_config *cfg)
+{
+	struct wsr_key key = { .cgroup_id = id, .node = node };
+
+	if (bpf_map_lookup_elem(p->config, &key, cfg))
+		memset(cfg, 0, sizeof(*cfg));
+}
+
+bool wsr_same_bins(const struct wsr_hist *h, const struct wsr_config *cfg)
+{
+	__u32 i;
+
+	if (h->nr_bins != cfg->nr_intervals + 1)
+		return false;
+	for (i = 0; i < cfg->nr_intervals && i < WSR_MAX_INTERVALS; i++)
+		if (h->bound_ms[i] != cfg->intervals_ms[i])
+			return false;
+	return true;
+}
+
+/* Reads leave the reports, and so the report clock, alone. */
+int wsr_read_hists(const struct wsr_pins *p, const struct wsr_memcg *m, __u64 nodes,
+		   bool refresh, struct wsr_report *reps, struct wsr_err *err)
+{
+	struct wsr_refresh_args args = {};
+	__u64 stale = 0, now = now_ns();
+	struct wsr_config cfg;
+	__u32 n;
+	int ret;
+
+	for (n = 0; n < WSR_MAX_NODES; n++) {
+		struct wsr_key key = { .cgroup_id = m->id, .node = n };
+
+		if (!(nodes >> n & 1))
+			continue;
+		wsr_get_config(p, m->id, n, &cfg);
+		if (bpf_map_lookup_elem(p->reports, &key, &reps[n]))
+			memset(&reps[n], 0, sizeof(reps[n]));
+		if (!refresh || !reps[n].time_ns ||
+		    now - reps[n].time_ns >= cfg.refresh_ms * 1000000ULL ||
+		    !wsr_same_bins(&reps[n].hist, &cfg))
+			stale |= 1ULL << n;
+		if (refresh && (stale >> n & 1) && cfg.refresh_ms) {
+			args.refresh_ms[n] = cfg.refresh_ms;
+			args.nodes |= 1ULL << n;
+		}
+	}
+	if (args.nodes) {
+		ret = wsr_refresh_subtree(p->dir, m, &args, err);
+		if (ret)
+			return ret;
+	}
+	if (!stale)
+		return 0;
+	/* walk @m's subtree with the histogram iterator: fills "live" */
+	ret = wsr_run_iter(p->dir, "prog_histogram", m, true, NULL, err);
+	if (ret)
+		return ret;
+	for (n = 0; n < WSR_MAX_NODES; n++) {
+		struct wsr_key key = { .cgroup_id = m->id, .node = n };
+
+		if (!(stale >> n & 1))
+			continue;
+		if (bpf_map_lookup_elem(p->live, &key, &reps[n])) {
+			ret = -errno;
+			snprintf(err->msg, sizeof(err->msg), "no N%u histogram of %s: %s", n,
+				 m->rel, strerror(-ret));
+			return ret;
+		}
+	}
+	return 0;
+}
+
+void wsr_read_reaccess(const struct wsr_pins *p, const struct wsr_memcg *m, __u64 nodes,
+		       struct wsr_report *reps)
+{
+	struct wsr_config cfg;
+	__u32 n, i;
+
+	for (n = 0; n < WSR_MAX_NODES; n++) {
+		struct wsr_key key = { .cgroup_id = m->id, .node = n };
+
+		if (!(nodes >> n & 1))
+			continue;
+		if (!bpf_map_lookup_elem(p->reaccess, &key, &reps[n].hist))
+			continue;
+		wsr_get_config(p, m->id, n, &cfg);
+		reps[n].hist.nr_bins = cfg.reaccess_nr_intervals + 1;
+		for (i = 0; i < WSR_MAX_BINS; i++)
+			reps[n].hist.bound_ms[i] = i < cfg.reaccess_nr_intervals ?
+				cfg.reaccess_intervals_ms[i] : WSR_BIN_INF;
+	}
+}
+
+/*
+ * -EINVAL is kept for a refused value (the CLI's usage error): a map
+ * update that fails with EINVAL is reported as -EIO.
+ */
+int wsr_set_knob(const struct wsr_pins *p, const struct wsr_memcg *m, __u64 nodes,
+		 int node, enum wsr_knob knob, const char *value, struct wsr_err *err)
+{
+	struct wsr_config cfgs[WSR_MAX_NODES];
+	__u32 nr_nodes = wsr_possible_nodes(), n;
+	int ret;
+
+	/* validate for every node first: bad input changes nothing */
+	for (n = 0; n < nr_nodes; n++) {
+		if (!(nodes >> n & 1))
+			continue;
+		wsr_get_config(p, m->id, n, &cfgs[n]);
+		if ((node < 0 || (int)n == node) && wsr_config_set(&cfgs[n], knob, value, err))
+			return -EINVAL;
+	}
+	for (n = 0; n < nr_nodes; n++) {
+		struct wsr_key key = { .cgroup_id = m->id, .node = n };
+
+		if (!(nodes >> n & 1) || (node >= 0 && (int)n != node))
+			continue;
+		if (bpf_map_update_elem(p->config, &key, &cfgs[n], BPF_ANY)) {
+			ret = errno == EINVAL ? -EIO : -errno;
+			snprintf(err->msg, sizeof(err->msg), "cannot store the configuration: %s",
+				 strerror(errno));
+			return ret;
+		}
+		/* new reaccess bins start a new reaccess histogram */
+		if (knob == WSR_KNOB_REACCESS_INTERVALS)
+			bpf_map_delete_elem(p->reaccess, &key);
+	}
+	return 0;
+}

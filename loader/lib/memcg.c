@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* libwsr: NUMA nodes from sysfs and memcgs by cgroup v2 path (libwsr.h). */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
+#include <linux/magic.h>
+#include "libwsr.h"
+
+int wsr_node_list(const char *path, __u64 *mask, struct wsr_err *err)
+{
+	char buf[512] = "";
+	struct wsr_err perr;
+	FILE *f;
+
+	f = fopen(path, "r");
+	*mask = 1;
+	if (!f)
+		return 0;
+	if (!fgets(buf, sizeof(buf), f))
+		buf[0] = 0;
+	fclose(f);
+	if (wsr_parse_node_list(buf, mask, &perr)) {
+		/* a parser says a line at most: the path keeps its room */
+		snprintf(err->msg, sizeof(err->msg), "%s: %.512s", path, perr.msg);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/*
+ * The CLI refuses a machine whose lists do not parse before it runs a
+ * command, so these two fall back quietly.
+ */
+__u32 wsr_possible_nodes(void)
+{
+	struct wsr_err err;
+	__u64 mask;
+	__u32 n = 0;
+
+	if (wsr_node_list(WSR_NODE_SYSFS "/possible", &mask, &err))
+		return 1;
+	while (n < WSR_MAX_NODES && mask >> n)
+		n++;
+	return n ? n : 1;
+}
+
+/* the nodes a histogram covers (the seed's N_MEMORY) */
+__u64 wsr_memory_nodes(void)
+{
+	struct wsr_err err;
+	__u64 mask;
+
+	return wsr_node_list(WSR_NODE_SYSFS "/has_memory", &mask, &err) ? 1 : mask;
+}
+
+int wsr_memcg_lookup(const char *root, const char *path, struct wsr_memcg *m,
+		     struct wsr_err *err)
+{
+	const char *rel = path;
+	struct stat st;
+	size_t n;
+
+	if (!strncmp(rel, root, strlen(root)))
+		rel += strlen(root);
+	while (*rel == '/')
+		rel++;
+	snprintf(m->rel, sizeof(m->rel), "/%s", rel);
+	n = strlen(m->rel);
+	while (n > 1 && m->rel[n - 1] == '/')
+		m->rel[--n] = 0;
+	snprintf(m->abs, sizeof(m->abs), "%s%s", root, m->rel);
+	if (stat(m->abs, &st) || !S_ISDIR(st.st_mode)) {
+		snprintf(err->msg, sizeof(err->msg), "memcg '%s' not found (no folder %s)", path,
+			 m->abs);
+		return -ENOENT;
+	}
+	m->id = st.st_ino;
+	return 0;
+}
+
+int wsr_memcg_resolve(const char *path, struct wsr_memcg *m, struct wsr_err *err)
+{
+	struct statfs sfs;
+
+	if (statfs(WSR_CGROUP_ROOT, &sfs) || sfs.f_type != CGROUP2_SUPER_MAGIC) {
+		snprintf(err->msg, sizeof(err->msg), "no cgroup v2 hierarchy mounted on %s",
+			 WSR_CGROUP_ROOT);
+		return -ENODEV;
+	}
+	return wsr_memcg_lookup(WSR_CGROUP_ROOT, path, m, err);
+}

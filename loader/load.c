@@ -1,0 +1,197 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Loading the BPF object of wsr.bpf.c and pinning its maps, programs and
+ * links in pin_dir (wsr daemon, wsr balloon attach); wsr unload.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+#include "cli.h"
+#include "load.h"
+
+static const char *const link_pins[] = { "link_reclaim", "link_reaccess", "link_offline",
+					 "link_aging_begin", "link_aging_end",
+					 "histogram", "prog_histogram", "prog_refresh" };
+
+/* is every function we attach to in the kernel's BTF (not inlined away)? */
+static int check_attach_targets(struct wsr_bpf *skel)
+{
+	static const char *const required[] = { "shrink_node", "mem_cgroup_css_offline" };
+	struct btf *btf = btf__load_vmlinux_btf();
+	unsigned int i;
+	int err = 0;
+
+	if (!btf) {
+		err_msg("cannot load the kernel's BTF (/sys/kernel/btf/vmlinux): "
+			"CONFIG_DEBUG_INFO_BTF is needed");
+		return -1;
+	}
+	for (i = 0; i < ARRAY_SIZE(required); i++) {
+		if (btf__find_by_name_kind(btf, required[i], BTF_KIND_FUNC) < 0) {
+			err_msg("attach target %s not found in the kernel's BTF "
+				"(needs CONFIG_LRU_GEN and CONFIG_MEMCG; inlined?)", required[i]);
+			err = -1;
+		}
+	}
+	if (btf__find_by_name_kind(btf, "bpf_iter__cgroup", BTF_KIND_STRUCT) < 0) {
+		err_msg("kernel has no cgroup iterator (bpf_iter__cgroup): Linux 6.1+ needed");
+		err = -1;
+	}
+	/* without the aging hooks, merged generations take MGLRU's births */
+	if (btf__find_by_name_kind(btf, "try_to_inc_max_seq", BTF_KIND_FUNC) < 0) {
+		err_msg("attach target try_to_inc_max_seq not found: merged generations take "
+			"MGLRU's births, and the daemon does not age on its own");
+		bpf_program__set_autoload(skel->progs.wsr_aging_begin, false);
+		bpf_program__set_autoload(skel->progs.wsr_aging_end, false);
+	}
+	/* reaccess is optional: without it the rest still works */
+	if (btf__find_by_name_kind(btf, "reset_batch_size", BTF_KIND_FUNC) < 0) {
+		err_msg("attach target reset_batch_size not found: reaccess histograms disabled");
+		bpf_program__set_autoload(skel->progs.wsr_reaccess, false);
+	}
+	btf__free(btf);
+	return err;
+}
+
+void unpin_all(const char *const *names, size_t nr)
+{
+	char path[PATH_MAX];
+	size_t i;
+
+	for (i = 0; i < nr; i++) {
+		wsr_pin_path(pin_dir, names[i], path, sizeof(path));
+		unlink(path);
+	}
+}
+
+int pin_link(struct bpf_link *link, const char *name)
+{
+	char path[PATH_MAX];
+	int err = 0;
+
+	wsr_pin_path(pin_dir, name, path, sizeof(path));
+	if (!link || bpf_link__pin(link, path)) {
+		err_msg("cannot attach or pin %s: %s", name, strerror(errno));
+		err = -1;
+	}
+	/* the pin keeps the link: our fd must not, or unpinning leaves it */
+	bpf_link__destroy(link);
+	return err;
+}
+
+struct wsr_bpf *open_skel(bool balloon, __u32 walk_steps)
+{
+	struct bpf_program *prog;
+	struct bpf_map *map;
+	struct wsr_bpf *skel;
+	char path[PATH_MAX];
+
+	skel = wsr_bpf__open();
+	if (!skel) {
+		err_msg("cannot open the BPF object");
+		return NULL;
+	}
+	skel->rodata->nr_nodes = wsr_possible_nodes();
+	skel->rodata->walk_steps = walk_steps;
+	bpf_object__for_each_program(prog, skel->obj) {
+		bool is_balloon = prog == skel->progs.wsr_balloon_reclaim ||
+				  prog == skel->progs.wsr_balloon_request ||
+				  prog == skel->progs.wsr_balloon_request_hook;
+
+		bpf_program__set_autoload(prog, is_balloon == balloon);
+		/* with -v, each program's verifier cost (BPF_LOG_STATS) */
+		if (verbose)
+			bpf_program__set_log_level(prog, 4);
+	}
+	/* pinned maps are reused: config and history survive a reload */
+	bpf_object__for_each_map(map, skel->obj) {
+		/* internal maps (.rodata, .bss) belong to this load only */
+		if (strchr(bpf_map__name(map), '.'))
+			continue;
+		wsr_pin_path(pin_dir, bpf_map__name(map), path, sizeof(path));
+		bpf_map__set_pin_path(map, path);
+	}
+	return skel;
+}
+
+int load_and_pin(__u32 walk_steps)
+{
+	LIBBPF_OPTS(bpf_iter_attach_opts, iopts);
+	union bpf_iter_link_info linfo = {};
+	struct wsr_bpf *skel;
+	char path[PATH_MAX];
+	int err = -1, cg = -1;
+
+	skel = open_skel(false, walk_steps);
+	if (!skel)
+		return -1;
+	if (check_attach_targets(skel))
+		goto out;
+	if (wsr_bpf__load(skel)) {
+		err_msg("cannot load the BPF programs (run with -v for the verifier log)");
+		goto out;
+	}
+	/* for the balloon programs loaded later, and for the warnings */
+	if (bpf_map_update_elem(bpf_map__fd(skel->maps.stats), &(__u32){ 0 },
+				&(struct wsr_stats){ .walk_steps = walk_steps }, BPF_ANY)) {
+		err_msg("cannot store the walk limit: %s", strerror(errno));
+		goto out;
+	}
+	cg = open(WSR_CGROUP_ROOT, O_RDONLY | O_DIRECTORY);
+	linfo.cgroup.cgroup_fd = cg;
+	linfo.cgroup.order = BPF_CGROUP_ITER_DESCENDANTS_PRE;
+	iopts.link_info = &linfo;
+	iopts.link_info_len = sizeof(linfo);
+	wsr_pin_path(pin_dir, "prog_histogram", path, sizeof(path));
+	if (pin_link(bpf_program__attach(skel->progs.wsr_reclaim), "link_reclaim") ||
+	    pin_link(bpf_program__attach(skel->progs.wsr_offline), "link_offline") ||
+	    pin_link(bpf_program__attach_iter(skel->progs.wsr_histogram, &iopts), "histogram") ||
+	    bpf_program__pin(skel->progs.wsr_histogram, path))
+		goto out;
+	wsr_pin_path(pin_dir, "prog_refresh", path, sizeof(path));
+	if (bpf_program__pin(skel->progs.wsr_refresh_list, path))
+		goto out;
+	if (bpf_program__autoload(skel->progs.wsr_reaccess) &&
+	    pin_link(bpf_program__attach(skel->progs.wsr_reaccess), "link_reaccess"))
+		goto out;
+	if (bpf_program__autoload(skel->progs.wsr_aging_begin) &&
+	    (pin_link(bpf_program__attach(skel->progs.wsr_aging_begin), "link_aging_begin") ||
+	     pin_link(bpf_program__attach(skel->progs.wsr_aging_end), "link_aging_end")))
+		goto out;
+	err = 0;
+out:
+	if (cg >= 0)
+		close(cg);
+	/* links and maps live on in bpffs; our references can go */
+	wsr_bpf__destroy(skel);
+	return err;
+}
+
+int cmd_unload(int argc, char **argv)
+{
+	static const char *const maps[] = { "config", "reports", "live", "reaccess", "stats",
+					    "watchers", "watch0", "watch1", "watch2", "watch3",
+					    "watch4", "watch5", "watch6", "watch7", "scratch_map",
+					    "walks", "refresh_walks", "refresh_args", "balloon",
+					    "request_scratch", "vgens", "aging_scratch",
+					    "balloon_claim" };
+
+	/* the global options only */
+	if (cmd_getopt(argc, argv, "", NULL) != -1)
+		return 2;
+	if (!cmd_args(argc, argv, 0, "unload takes no arguments"))
+		return 2;
+	unpin_all(balloon_pins, ARRAY_SIZE(balloon_pins));
+	unpin_all(link_pins, ARRAY_SIZE(link_pins));
+	unpin_all(maps, ARRAY_SIZE(maps));
+	if (rmdir(pin_dir) && errno != ENOENT) {
+		err_msg("cannot remove %s: %s", pin_dir, strerror(errno));
+		return 1;
+	}
+	return 0;
+}

@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* wsr show, wsr reaccess: histograms in the seed's formats or as JSON. */
+#include <stdio.h>
+#include <string.h>
+#include "cli.h"
+
+void print_report_json(FILE *f, const struct wsr_memcg *m, __u32 node,
+		       const struct wsr_report *r)
+{
+	fputs("{\"memcg\":", f);
+	wsr_print_json_string(f, m->rel);
+	fprintf(f, ",\"seq\":%llu,\"time_ns\":%llu,\"cause\":\"%s\",\"incomplete\":%s,"
+		"\"histogram\":", (unsigned long long)r->seq, (unsigned long long)r->time_ns,
+		wsr_cause_name(r->cause), r->flags & WSR_REPORT_INCOMPLETE ? "true" : "false");
+	wsr_print_hist_json(f, node, &r->hist);
+	fputc('}', f);
+}
+
+enum format { TEXT, JSON, BARS };
+
+/* memcg format ("N0" then bins, per node) or node format (one node, bins) */
+static void print_hists(const struct wsr_memcg *m, const struct wsr_report *reps,
+			__u64 nodes, int only_node, enum format fmt)
+{
+	bool first = true;
+	__u32 n;
+
+	if (fmt == JSON)
+		fputc('[', stdout);
+	for (n = 0; n < WSR_MAX_NODES; n++) {
+		if (!(nodes >> n & 1) || (only_node >= 0 && (int)n != only_node))
+			continue;
+		if (reps[n].flags & WSR_REPORT_INCOMPLETE)
+			err_msg("warning: the N%u histogram is incomplete: its memcg walk "
+				"ran out of its %u steps (wsr daemon --max-walk-steps)", n,
+				wsr_loaded_walk_steps(pin_dir));
+		if (fmt == JSON) {
+			fputs(first ? "" : ",", stdout);
+			print_report_json(stdout, m, n, &reps[n]);
+		} else {
+			if (only_node < 0)
+				printf("N%u\n", n);
+			if (fmt == BARS)
+				wsr_print_hist_bars(stdout, &reps[n].hist, 40);
+			else
+				wsr_print_hist(stdout, &reps[n].hist);
+		}
+		first = false;
+	}
+	if (fmt == JSON)
+		fputs("]\n", stdout);
+}
+
+enum { OPT_NO_REFRESH = 256 };
+
+static int show(int argc, char **argv, bool reaccess)
+{
+	static const struct option show_opts[] = {
+		{ "memcg", required_argument, NULL, 'm' },
+		{ "node", required_argument, NULL, 'n' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "bars", no_argument, NULL, 'b' },
+		{ "no-refresh", no_argument, NULL, OPT_NO_REFRESH },
+		{ 0 },
+	};
+	/* reaccess: the same without --bars and --no-refresh */
+	static const struct option reaccess_opts[] = {
+		{ "memcg", required_argument, NULL, 'm' },
+		{ "node", required_argument, NULL, 'n' },
+		{ "json", no_argument, NULL, 'j' },
+		{ 0 },
+	};
+	struct wsr_report reps[WSR_MAX_NODES] = {};
+	__u64 nodes = wsr_memory_nodes();
+	const char *memcg = "/";
+	bool json = false, bars = false, no_refresh = false;
+	struct wsr_memcg m;
+	struct wsr_pins p;
+	struct wsr_err err;
+	int opt, node = -1, ret;
+
+	while ((opt = cmd_getopt(argc, argv, reaccess ? "m:n:j" : "m:n:jb",
+				 reaccess ? reaccess_opts : show_opts)) != -1) {
+		switch (opt) {
+		case 'm':
+			memcg = optarg;
+			break;
+		case 'n':
+			if (parse_node_opt(optarg, &node))
+				return 2;
+			break;
+		case 'j':
+			json = true;
+			break;
+		case 'b':
+			bars = true;
+			break;
+		case OPT_NO_REFRESH:
+			no_refresh = true;
+			break;
+		default:
+			return 2;
+		}
+	}
+	if (!cmd_args(argc, argv, 0, NULL))
+		return 2;
+	if (json && bars) {
+		err_msg("--json and --bars: one or the other");
+		return 2;
+	}
+	if (wsr_memcg_resolve(memcg, &m, &err) || wsr_pins_open(&p, pin_dir, &err)) {
+		err_msg("%s", err.msg);
+		return 1;
+	}
+	if (reaccess) {
+		wsr_read_reaccess(&p, &m, nodes, reps);
+	} else {
+		ret = wsr_read_hists(&p, &m, nodes, !no_refresh, reps, &err);
+		if (ret) {
+			err_msg("%s", err.msg);
+			wsr_pins_close(&p);
+			return 1;
+		}
+	}
+	print_hists(&m, reps, nodes, node, json ? JSON : bars ? BARS : TEXT);
+	wsr_pins_close(&p);
+	return 0;
+}
+
+int cmd_show(int argc, char **argv)
+{
+	return show(argc, argv, false);
+}
+
+int cmd_reaccess(int argc, char **argv)
+{
+	return show(argc, argv, true);
+}

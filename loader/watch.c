@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* wsr watch: print each report made on reclaim as it comes. */
+#include <stdio.h>
+#include "cli.h"
+
+struct watch_ctx {
+	const struct wsr_memcg *m;
+	bool json;
+	long count, seen;	/* count -1: no --count */
+};
+
+static int on_report(void *ctx, __u32 node, const struct wsr_report *rep)
+{
+	struct watch_ctx *w = ctx;
+
+	/* one poll may bring more reports than --count still wants */
+	if (w->count > 0 && w->seen >= w->count)
+		return 0;
+	if (w->json) {
+		print_report_json(stdout, w->m, node, rep);
+		fputc('\n', stdout);
+	} else {
+		printf("N%u\n", node);
+		wsr_print_hist(stdout, &rep->hist);
+	}
+	fflush(stdout);
+	if (w->count > 0 && ++w->seen >= w->count)
+		exiting = 1;
+	return 0;
+}
+
+int cmd_watch(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "memcg", required_argument, NULL, 'm' },
+		{ "node", required_argument, NULL, 'n' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "count", required_argument, NULL, 'c' },
+		{ 0 },
+	};
+	struct watch_ctx w = { .count = -1 };
+	struct wsr_watch *watch;
+	const char *memcg = "/";
+	struct wsr_memcg m;
+	struct wsr_pins p;
+	struct wsr_err err;
+	int opt, node = -1, ret = 0;
+	__u64 v;
+
+	while ((opt = cmd_getopt(argc, argv, "m:n:jc:", opts)) != -1) {
+		switch (opt) {
+		case 'm':
+			memcg = optarg;
+			break;
+		case 'n':
+			if (parse_node_opt(optarg, &node))
+				return 2;
+			break;
+		case 'j':
+			w.json = true;
+			break;
+		case 'c':
+			if (wsr_parse_u64(optarg, &v, "--count", &err)) {
+				err_msg("%s", err.msg);
+				return 2;
+			}
+			if (!v) {
+				err_msg("--count must be at least 1");
+				return 2;
+			}
+			w.count = (long)v;
+			break;
+		default:
+			return 2;
+		}
+	}
+	if (!cmd_args(argc, argv, 0, NULL))
+		return 2;
+	if (wsr_memcg_resolve(memcg, &m, &err) || wsr_pins_open(&p, pin_dir, &err)) {
+		err_msg("%s", err.msg);
+		return 1;
+	}
+	w.m = &m;
+	if (wsr_watch_open(&p, &m, node, on_report, &w, &watch, &err)) {
+		err_msg("%s", err.msg);
+		wsr_pins_close(&p);
+		return 1;
+	}
+	while (!exiting && !ret)
+		if (wsr_watch_poll(watch, 200, &err)) {
+			err_msg("%s", err.msg);
+			ret = 1;
+		}
+	wsr_watch_close(watch);
+	wsr_pins_close(&p);
+	return ret;
+}

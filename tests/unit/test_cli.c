@@ -1,0 +1,193 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests of the wsr CLI's option parsing (loader/main.c and each
+ * command's file): the built binary (WSR_BIN) is run with options that
+ * are refused or taken before anything needs BPF.  Exit status 2 is a
+ * usage error; 1 means the options were taken and a later step (no
+ * cgroup2, no pins on this host) failed.
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "unit.h"
+
+#ifndef WSR_BIN
+#error "WSR_BIN: the wsr binary to test"
+#endif
+
+static char out[8192], err[8192];
+
+static void slurp(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "r");
+	size_t n = 0;
+
+	if (f) {
+		n = fread(buf, 1, len - 1, f);
+		fclose(f);
+	}
+	buf[n] = 0;
+	unlink(path);
+}
+
+/* run "wsr @args" (words without shell specials); its status, or -1 */
+static int wsr(const char *args)
+{
+	char cmd[1024], o[] = "/tmp/wsr-test-cli.out.XXXXXX", e[] = "/tmp/wsr-test-cli.err.XXXXXX";
+	int fo = mkstemp(o), fe = mkstemp(e), st;
+
+	if (fo < 0 || fe < 0)
+		return -1;
+	close(fo);
+	close(fe);
+	/* a pin folder that is none, so that nothing real is touched */
+	snprintf(cmd, sizeof(cmd), "%s %s >%s 2>%s", WSR_BIN, args, o, e);
+	st = system(cmd);
+	slurp(o, out, sizeof(out));
+	slurp(e, err, sizeof(err));
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* each command refuses the options of the others, with its usage */
+static const char *commands_refuse_other_commands_options(void)
+{
+	static const struct {
+		const char *args, *option, *usage;
+	} bad[] = {
+		{ "set --count 3 report_ms 5", "--count", "usage: wsr set " },
+		{ "set --json report_ms 5", "--json", "usage: wsr set " },
+		{ "get --no-refresh report_ms", "--no-refresh", "usage: wsr get " },
+		{ "show --count 1", "--count", "usage: wsr show " },
+		{ "show --seed-aging", "--seed-aging", "usage: wsr show " },
+		{ "reaccess --no-refresh", "--no-refresh", "usage: wsr reaccess " },
+		{ "reaccess --bars", "--bars", "usage: wsr reaccess " },
+		{ "watch --no-refresh", "--no-refresh", "usage: wsr watch " },
+		{ "daemon --memcg /x", "--memcg", "usage: wsr daemon " },
+		{ "daemon -j", "-j", "usage: wsr daemon " },
+		{ "unload --node 0", "--node", "usage: wsr unload" },
+		{ "balloon --count 1", "--count", "usage: wsr balloon " },
+	};
+	unsigned int i;
+	int st;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		st = wsr(bad[i].args);
+		CHECK(st == 2, "wsr %s: status %d, expected 2 (stderr: %s)", bad[i].args, st, err);
+		CHECK(strstr(err, "unknown option") && strstr(err, bad[i].option),
+		      "wsr %s: no message naming %s: %s", bad[i].args, bad[i].option, err);
+		CHECK(strstr(err, bad[i].usage), "wsr %s: no usage on stderr: %s", bad[i].args,
+		      err);
+		CHECK(!out[0], "wsr %s printed on stdout: %s", bad[i].args, out);
+	}
+	return NULL;
+}
+
+/* an option without its value is named as such */
+static const char *options_need_their_values(void)
+{
+	int st = wsr("set report_ms 5 --memcg");
+
+	CHECK(st == 2, "status %d", st);
+	CHECK(strstr(err, "option --memcg needs a value"), "stderr: %s", err);
+	st = wsr("watch -c");
+	CHECK(st == 2 && strstr(err, "option -c needs a value"), "status %d, stderr: %s", st, err);
+	return NULL;
+}
+
+/*
+ * --pin-dir anywhere on the line: taken (a later step fails, status 1,
+ * never a usage error), and the folder is the one used.
+ */
+static const char *pin_dir_is_taken_anywhere(void)
+{
+	static const char *const lines[] = {
+		"--pin-dir /nonexistent/wsr show",
+		"show --pin-dir /nonexistent/wsr",
+		"show --node 0 --pin-dir=/nonexistent/wsr --json",
+		"set --pin-dir /nonexistent/wsr report_ms 5",
+		"set report_ms --pin-dir /nonexistent/wsr 5",
+		"-v get report_ms --pin-dir /nonexistent/wsr",
+		"balloon show --pin-dir /nonexistent/wsr",
+	};
+	unsigned int i;
+	int st;
+
+	for (i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
+		st = wsr(lines[i]);
+		CHECK(st == 1, "wsr %s: status %d, expected 1 (stderr: %s)", lines[i], st, err);
+		CHECK(!strstr(err, "usage"), "wsr %s: a usage error: %s", lines[i], err);
+	}
+	/* with cgroup2 the memcg is found first; without, nothing names the folder */
+	st = wsr("balloon --pin-dir /nonexistent/wsr");
+	CHECK(st == 1 && strstr(err, "/nonexistent/wsr/balloon"), "status %d, stderr: %s", st,
+	      err);
+	return NULL;
+}
+
+/* --help for each command: its own usage on stdout, status 0 */
+static const char *each_command_has_help(void)
+{
+	static const char *const cmds[] = { "daemon", "show", "set", "get", "watch",
+					    "reaccess", "unload", "balloon" };
+	char args[64], want[64];
+	unsigned int i;
+	int st;
+
+	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		snprintf(args, sizeof(args), "%s --help", cmds[i]);
+		snprintf(want, sizeof(want), "usage: wsr %s", cmds[i]);
+		st = wsr(args);
+		CHECK(st == 0 && !strncmp(out, want, strlen(want)), "wsr %s: status %d, stdout: %s",
+		      args, st, out);
+		CHECK(strstr(out, "--pin-dir"), "wsr %s does not list the global options", args);
+	}
+	st = wsr("--help");
+	CHECK(st == 0 && !strncmp(out, "usage: wsr ", 11) && strstr(out, "wsr watch "),
+	      "wsr --help: status %d, stdout: %s", st, out);
+	return NULL;
+}
+
+/* the checks of values that need no BPF, per command */
+static const char *values_are_checked_before_anything_runs(void)
+{
+	static const struct {
+		const char *args, *msg;
+	} bad[] = {
+		{ "watch --count 0", "--count must be at least 1" },
+		{ "daemon --interval-ms 0", "--interval-ms must be at least 1" },
+		{ "daemon --interval-ms 3600001", "at most 3600000" },
+		{ "daemon --max-walk-steps 1048577", "--max-walk-steps must be 1 to 1048576" },
+		{ "show --node 16", "no such node with memory" },
+		{ "show --json --bars", "--json and --bars: one or the other" },
+		{ "set report_ms", "set takes a knob and a value" },
+		{ "set no_such_knob 5", "unknown knob 'no_such_knob'" },
+		{ "get", "get takes one knob" },
+		{ "show extra", "unexpected argument 'extra'" },
+		{ "unload extra", "unload takes no arguments" },
+		{ "balloon frob", "unknown balloon command 'frob'" },
+		{ "frob", "unknown command 'frob'" },
+	};
+	unsigned int i;
+	int st;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		st = wsr(bad[i].args);
+		CHECK(st == 2, "wsr %s: status %d, expected 2 (stderr: %s)", bad[i].args, st, err);
+		CHECK(strstr(err, bad[i].msg), "wsr %s: stderr '%s', expected '%s'", bad[i].args,
+		      err, bad[i].msg);
+	}
+	return NULL;
+}
+
+static const struct unit_test tests[] = {
+	{ "commands_refuse_other_commands_options", commands_refuse_other_commands_options },
+	{ "options_need_their_values", options_need_their_values },
+	{ "pin_dir_is_taken_anywhere", pin_dir_is_taken_anywhere },
+	{ "each_command_has_help", each_command_has_help },
+	{ "values_are_checked_before_anything_runs", values_are_checked_before_anything_runs },
+};
+
+UNIT_MAIN(tests)
