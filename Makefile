@@ -120,6 +120,12 @@ $(BUILD)/unit/test_host_qmp: tests/unit/test_host_qmp.c host/qmp.c host/qmp.h lo
 	$(Q)$(CC) $(CFLAGS) -Iinclude -Iloader -Ihost $(JSONC_CFLAGS) -o $@ $< host/qmp.c \
 		loader/parse.c $(JSONC_LIBS)
 
+# wsr-host balance's decisions: host/policy.c alone (pure, no json-c)
+$(BUILD)/unit/test_host_policy: tests/unit/test_host_policy.c host/policy.c host/policy.h \
+		tests/unit/unit.h | $(BUILD)/unit
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) -Iinclude -Ihost -o $@ $< host/policy.c
+
 $(BUILD) $(GUEST) $(BUILD)/unit:
 	$(Q)mkdir -p $@
 
