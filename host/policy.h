@@ -100,7 +100,7 @@ struct policy_decision {
 	__u64 want;		/* what the rule asked for before step, floor, RAM */
 	__u64 hot;		/* working-set: bytes idle for less than T */
 	__u64 other;		/* working-set: bytes the histogram does not count */
-	char reason[160];	/* one word, then details: "deflate-reclaim need=..." */
+	char reason[32];	/* one word: deflate-reclaim, inflate-step, hold, ... */
 };
 
 /* a change smaller than this is no decision (QMP balloon is not free) */
