@@ -130,7 +130,8 @@ $(BUILD)/unit/test_host_qmp: tests/unit/test_host_qmp.c host/qmp.c host/qmp.h ho
 $(BUILD)/unit/test_host_metrics: tests/unit/test_host_metrics.c host/metrics.c host/metrics.h \
 		host/policy.h tests/unit/unit.h | $(BUILD)/unit
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) -Iinclude -Ihost $(MHD_CFLAGS) -o $@ $< host/metrics.c $(MHD_LIBS)
+	$(Q)$(CC) $(CFLAGS) -Iinclude -Ihost $(MHD_CFLAGS) -DWSR_SRC_ROOT=\"$(CURDIR)\" -o $@ $< \
+		host/metrics.c $(MHD_LIBS)
 
 # wsr-host balance's decisions: host/policy.c alone (pure, no json-c)
 $(BUILD)/unit/test_host_policy: tests/unit/test_host_policy.c host/policy.c host/policy.h \
