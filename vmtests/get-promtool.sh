@@ -8,7 +8,9 @@ set -eu
 . "$(dirname "$0")/lib.sh"
 
 ver=$(apt-cache policy prometheus 2>/dev/null | awk '$1 == "Candidate:" { print $2 }')
-[ -n "$ver" ] && [ "$ver" != "(none)" ] || die "apt knows no prometheus package (apt-get update?)"
+if [ -z "$ver" ] || [ "$ver" = "(none)" ]; then
+	die "apt knows no prometheus package (apt-get update?)"
+fi
 dir=$WSR_CACHE/promtool-$ver
 if [ ! -x "$dir/usr/bin/promtool" ]; then
 	work=$(mktemp -d "${TMPDIR:-/tmp}/wsr-promtool.XXXXXX")
