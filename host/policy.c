@@ -167,10 +167,15 @@ static void decide_ws(const struct policy_knobs *k, struct policy_state *st,
 	need = d->hot + k->headroom + d->other;
 	age = in->now_ms - in->report_ms + (double)r->data_age_ms;
 	if (r->reclaim && in->new_report) {
-		/* the guest is short now: deflate at once, inflate nothing for a while */
+		/*
+		 * The guest is short now: deflate at once, inflate nothing for
+		 * a while.  Its free memory is at the watermarks, whatever
+		 * stats from before the pressure say: none is subtracted.
+		 */
 		st->hold_until_ms = in->now_ms + (double)k->hold_ms;
 		st->last_reclaim_ms = in->now_ms;
-		want = need + k->reclaim_margin;
+		d->other = in->actual > total ? in->actual - total : 0;
+		want = d->hot + k->headroom + d->other + k->reclaim_margin;
 		d->want = want;
 		base = max_u64(in->actual, in->target);
 		want = clamp(k, in, max_u64(want, base));
