@@ -125,6 +125,15 @@ $(BUILD)/unit/test_host_qmp: tests/unit/test_host_qmp.c host/qmp.c host/qmp.h ho
 	$(Q)$(CC) $(CFLAGS) -Iinclude -Iloader -Ihost $(JSONC_CFLAGS) -o $@ $< host/qmp.c \
 		loader/parse.c $(JSONC_LIBS)
 
+# wsr-host balance's loop against two fake QEMUs (the test serves QMP)
+BALANCE_SRCS := host/balance.c host/balance-args.c host/client.c host/qmp.c host/policy.c \
+	host/metrics.c loader/parse.c
+$(BUILD)/unit/test_host_balance: tests/unit/test_host_balance.c $(BALANCE_SRCS) $(wildcard host/*.h) \
+		loader/parse.h include/wsr.h tests/unit/unit.h | $(BUILD)/unit
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) -Iinclude -Iloader -Ihost $(JSONC_CFLAGS) $(MHD_CFLAGS) -o $@ $< \
+		$(BALANCE_SRCS) $(JSONC_LIBS) $(MHD_LIBS)
+
 # wsr-host balance's exposition text: host/metrics.c (libmicrohttpd linked,
 # not started)
 $(BUILD)/unit/test_host_metrics: tests/unit/test_host_metrics.c host/metrics.c host/metrics.h \
