@@ -265,6 +265,21 @@ static const char *balance_reads_report_and_stats(void)
 	      r.nodes[0].bins[1].idle_le_ms == 9223372036854775807ULL, "bins misread");
 	CHECK(qmp_report_parse(one("{\"return\": {\"cause\": \"request\", \"nodes\": []}}\r\n")->obj,
 			       &r), "a report without data-age-ms parsed");
+	/* beyond what struct ws_report holds: refused, not written past its end */
+	{
+		char big[4096] = "{\"return\": {\"cause\": \"request\", \"data-age-ms\": 1, "
+				 "\"nodes\": [{\"node-id\": 0, \"bins\": [";
+		int i;
+
+		for (i = 0; i < WS_MAX_BINS + 1; i++)
+			strcat(big, i ? ", {\"idle-age-ms\": 1, \"anon-bytes\": 0, \"file-bytes\": 0}"
+				      : "{\"idle-age-ms\": 1, \"anon-bytes\": 0, \"file-bytes\": 0}");
+		strcat(big, "]}]}}\r\n");
+		CHECK(qmp_report_parse(one(big)->obj, &r), "a node of %d bins parsed", WS_MAX_BINS + 1);
+	}
+	CHECK(qmp_report_parse(one("{\"return\": {\"cause\": \"request\", \"data-age-ms\": 1, "
+				   "\"nodes\": [{\"node-id\": 16, \"bins\": []}]}}\r\n")->obj, &r),
+	      "node id 16 parsed");
 	CHECK(!qmp_stats_parse(one("{\"return\": {\"stats\": {\"stat-free-memory\": 4096, "
 				   "\"stat-available-memory\": -1}, \"last-update\": 17}}\r\n")->obj,
 			       &st, &upd), "stats not parsed");
