@@ -4,10 +4,14 @@
 # host runs "wsr-host balance --policy working-set", which configures the
 # guest (report_ms 1000) and inflates the balloon, the guest's memory
 # being mostly idle or free.  Once MemTotal has stayed put for 3 s, the
-# guest starts workloads whose hot sets (touched every 100 ms) add up to
-# 64 MiB more than the memory available: global reclaim, reclaim reports,
-# and the host must deflate.  Eight memcgs with no limit, as in
-# reclaim_reports.sh, so that reclaim ages several small lruvecs.
+# guest says SQUEEZED and waits for the host's second balance (it sends
+# other bins, the last one 120000), which requests no reports and polls
+# no stats: only the guest's own reclaim reports can make it deflate.
+# Then the guest starts workloads whose hot sets (touched every 100 ms)
+# add up to 64 MiB more than the memory available: global reclaim,
+# reclaim reports, and the host must deflate.  Eight memcgs with no
+# limit, as in reclaim_reports.sh, so that reclaim ages several small
+# lruvecs.
 # shellcheck source=../guest/lib.sh
 . /wsr/bin/tests/lib.sh
 # shellcheck source=transport-lib.sh
@@ -29,15 +33,19 @@ while [ "$same" -lt 3 ] && [ "$n" -lt 60 ]; do
 	sleep 1
 done
 [ "$same" -ge 3 ] || fail "MemTotal still moving after 60 s: $(meminfo MemTotal) kB"
+mark "SQUEEZED MemTotal=$(meminfo MemTotal) MemAvailable=$(meminfo MemAvailable)"
+wait_until 120 intervals_are 1000,5000,10000,120000 ||
+	fail "no second configuration from the host: $(ws_state)"
+# the second balance's first request, answered and decided on
+sleep 3
 per=$(((($(meminfo MemAvailable) >> 10) + 64) / 8))
-mark "SQUEEZED MemTotal=$(meminfo MemTotal) MemAvailable=$(meminfo MemAvailable) hot=8x${per}MiB"
 pids=""
 for i in 1 2 3 4 5 6 7 8; do
 	wsr-workload --hot "$per" --cold 0 --period-ms 100 \
 		--cgroup "$(make_memcg "balance_ws$i")" >/dev/null &
 	pids="$pids $!"
 done
-mark "PRESSURE-START sent=$(ws sent)"
+mark "PRESSURE-START sent=$(ws sent) MemTotal=$(meminfo MemTotal) hot=8x${per}MiB"
 sleep 20
 mark "PRESSURE-END sent=$(ws sent) MemTotal=$(meminfo MemTotal)"
 # shellcheck disable=SC2086 # the pids, one word each
