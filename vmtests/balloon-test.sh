@@ -15,7 +15,9 @@
 #   WSR_BALLOON_TESTS="pattern ..."  run only the tests whose names match
 #                                    a shell pattern (default: all)
 #   WSR_BALLOON_LOGS=DIR             keep every guest's console log in DIR
-#                                    (a failed test's is always kept)
+#                                    (a failed test's is always kept), and
+#                                    the balance test's decisions, events
+#                                    and balloon sizes
 #   WSR_BALLOON_KERNEL=ours|debug    the guest kernel (vmtests/run --kernel);
 #                                    on debug, any sanitizer report fails
 #                                    the test
@@ -864,6 +866,12 @@ test_balance_deflates_under_pressure() {
 	fi
 	kill "$watcher" "$bal" 2>/dev/null
 	wait "$bal" || bad "balance did not exit 0 on SIGTERM: $(tail -n 2 "$tmp/balance.err" | tr '\n' ' ')"
+	# balance's decisions and log, the events and the balloon's size, kept
+	if [ -n "${WSR_BALLOON_LOGS:-}" ] && mkdir -p "$WSR_BALLOON_LOGS"; then
+		for f in decisions balance.err events actual; do
+			cp "$tmp/$f" "$WSR_BALLOON_LOGS/$test_name.$f" 2>/dev/null
+		done
+	fi
 	[ -z "$why" ] || return
 	# the QEMU time of the first reclaim report after the pressure began
 	# (the host sees the mark up to 0.1 s late)
