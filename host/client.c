@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* wsr-host's QMP connection: see client.h. */
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -244,9 +245,15 @@ int qmp_open(struct qmp *q, const char *path, double deadline, char *err, size_t
 		return -1;
 	}
 	strcpy(sa.sun_path, path);
-	q->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (q->fd < 0 || connect(q->fd, (struct sockaddr *)&sa, sizeof(sa))) {
-		snprintf(err, err_len, "cannot connect: %s", strerror(errno));
+	/*
+	 * Not blocking in connect(): a unix socket whose backlog is full
+	 * (its one client served, others waiting) would hold the whole loop.
+	 */
+	q->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (q->fd < 0 || connect(q->fd, (struct sockaddr *)&sa, sizeof(sa)) ||
+	    fcntl(q->fd, F_SETFL, 0)) {
+		snprintf(err, err_len, "cannot connect: %s", errno == EAGAIN ?
+			 "the socket's backlog is full (another client?)" : strerror(errno));
 		qmp_close(q);
 		return -1;
 	}
