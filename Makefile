@@ -101,13 +101,18 @@ $(GUEST)/wsr: $(CLI_SRCS) $(LIBWSR) $(BUILD)/wsr.skel.h $(wildcard loader/*.h in
 	$(Q)$(CC) $(CFLAGS) $(INCLUDES) -static -o $@ $(CLI_SRCS) $(LIBWSR) $(LIBS)
 
 # the host-side QMP tool: QMP's JSON by json-c (libjson-c-dev), numbers
-# and intervals by the loader's parsers
+# and intervals by the loader's parsers, balance's metrics served by
+# libmicrohttpd (libmicrohttpd-dev)
 JSONC_CFLAGS = $(shell pkg-config --cflags json-c)
 JSONC_LIBS   = $(shell pkg-config --libs json-c)
-HOST_SRCS := host/wsr-host.c host/client.c host/qmp.c loader/parse.c
-$(BUILD)/wsr-host: $(HOST_SRCS) host/client.h host/qmp.h loader/parse.h include/wsr.h | $(BUILD)
+MHD_CFLAGS   = $(shell pkg-config --cflags libmicrohttpd)
+MHD_LIBS     = $(shell pkg-config --libs libmicrohttpd)
+HOST_SRCS := host/wsr-host.c host/client.c host/qmp.c host/policy.c host/balance.c \
+	host/balance-args.c host/metrics.c loader/parse.c
+$(BUILD)/wsr-host: $(HOST_SRCS) $(wildcard host/*.h) loader/parse.h include/wsr.h | $(BUILD)
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) -Iinclude -Iloader $(JSONC_CFLAGS) -o $@ $(HOST_SRCS) $(JSONC_LIBS)
+	$(Q)$(CC) $(CFLAGS) -Iinclude -Iloader $(JSONC_CFLAGS) $(MHD_CFLAGS) -o $@ $(HOST_SRCS) \
+		$(JSONC_LIBS) $(MHD_LIBS)
 
 $(GUEST)/kfunc-probe: tests/balloon/progs/kfunc_probe.c tests/balloon/progs/kfunc_probe.h $(BUILD)/kfunc_probe.skel.h | $(GUEST)
 	$(call msg,CC,$@)
@@ -137,11 +142,34 @@ $(BUILD)/unit/test_cli: tests/unit/test_cli.c tests/unit/unit.h $(GUEST)/wsr | $
 
 # wsr-host's QMP messages: host/qmp.c and loader/parse.c with json-c, not
 # the loader files the other unit tests link
-$(BUILD)/unit/test_host_qmp: tests/unit/test_host_qmp.c host/qmp.c host/qmp.h loader/parse.c \
+$(BUILD)/unit/test_host_qmp: tests/unit/test_host_qmp.c host/qmp.c host/qmp.h host/policy.h loader/parse.c \
 		loader/parse.h include/wsr.h tests/unit/unit.h | $(BUILD)/unit
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) -Iinclude -Iloader -Ihost $(JSONC_CFLAGS) -o $@ $< host/qmp.c \
 		loader/parse.c $(JSONC_LIBS)
+
+# wsr-host balance's loop against two fake QEMUs (the test serves QMP)
+BALANCE_SRCS := host/balance.c host/balance-args.c host/client.c host/qmp.c host/policy.c \
+	host/metrics.c loader/parse.c
+$(BUILD)/unit/test_host_balance: tests/unit/test_host_balance.c $(BALANCE_SRCS) $(wildcard host/*.h) \
+		loader/parse.h include/wsr.h tests/unit/unit.h | $(BUILD)/unit
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) -Iinclude -Iloader -Ihost $(JSONC_CFLAGS) $(MHD_CFLAGS) -o $@ $< \
+		$(BALANCE_SRCS) $(JSONC_LIBS) $(MHD_LIBS)
+
+# wsr-host balance's exposition text: host/metrics.c (libmicrohttpd linked,
+# not started)
+$(BUILD)/unit/test_host_metrics: tests/unit/test_host_metrics.c host/metrics.c host/metrics.h \
+		host/policy.h tests/unit/unit.h | $(BUILD)/unit
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) -Iinclude -Ihost $(MHD_CFLAGS) -DWSR_SRC_ROOT=\"$(CURDIR)\" -o $@ $< \
+		host/metrics.c $(MHD_LIBS)
+
+# wsr-host balance's decisions: host/policy.c alone (pure, no json-c)
+$(BUILD)/unit/test_host_policy: tests/unit/test_host_policy.c host/policy.c host/policy.h \
+		tests/unit/unit.h | $(BUILD)/unit
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) -Iinclude -Ihost -o $@ $< host/policy.c
 
 $(BUILD) $(GUEST) $(BUILD)/unit:
 	$(Q)mkdir -p $@

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* wsr-host's QMP connection: see client.h. */
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -148,4 +149,129 @@ int qmp_connect(struct qmp *q, const char *path)
 		return -1;
 	}
 	return qmp_exec_built(q, qmp_cmd("qmp_capabilities"), NULL) ? -1 : 0;
+}
+
+void qmp_close(struct qmp *q)
+{
+	if (q->fd >= 0)
+		close(q->fd);
+	q->fd = -1;
+	qmp_stream_free(&q->s);
+}
+
+/* the next message until @deadline, quietly; NULL on time-out, EOF or garbage */
+static const struct qmp_msg *next_quiet(struct qmp *q, double deadline)
+{
+	struct pollfd pfd = { .fd = q->fd, .events = POLLIN };
+	const struct qmp_msg *m;
+	char buf[1 << 16];
+	double left;
+	ssize_t n;
+	int r;
+
+	for (;;) {
+		r = qmp_stream_next(&q->s, &m);
+		if (r)
+			return r > 0 ? m : NULL;
+		left = deadline - now_ms();
+		if (left <= 0)
+			return NULL;
+		r = poll(&pfd, 1, (int)left + 1);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return NULL;
+		n = read(q->fd, buf, sizeof(buf));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0 || qmp_stream_feed(&q->s, buf, n))
+			return NULL;
+	}
+}
+
+int qmp_call(struct qmp *q, char *cmd, const struct qmp_msg **reply, double deadline,
+	     qmp_event_fn ev, void *arg)
+{
+	const struct qmp_msg *m;
+	enum qmp_kind k;
+
+	if (!cmd || qmp_send(q, cmd)) {
+		free(cmd);
+		return -1;
+	}
+	free(cmd);
+	while ((m = next_quiet(q, deadline))) {
+		k = qmp_kind(m->obj);
+		if (k == QMP_RETURN || k == QMP_ERROR) {
+			if (reply)
+				*reply = m;
+			return k == QMP_ERROR;
+		}
+		if (k == QMP_EVENT && ev)
+			ev(arg, m);
+	}
+	return -1;
+}
+
+int qmp_pump(struct qmp *q, int do_read, qmp_event_fn ev, void *arg)
+{
+	const struct qmp_msg *m;
+	char buf[1 << 16];
+	ssize_t n;
+	int r;
+
+	if (do_read) {
+		do
+			n = read(q->fd, buf, sizeof(buf));
+		while (n < 0 && errno == EINTR);
+		if (n <= 0 || qmp_stream_feed(&q->s, buf, n))
+			return -1;
+	}
+	while ((r = qmp_stream_next(&q->s, &m)) > 0)
+		if (ev)
+			ev(arg, m);
+	return r < 0 ? -1 : 0;
+}
+
+int qmp_open(struct qmp *q, const char *path, double deadline, char *err, size_t err_len)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	const struct qmp_msg *m;
+
+	q->fd = -1;
+	memset(&q->s, 0, sizeof(q->s));
+	if (strlen(path) >= sizeof(sa.sun_path)) {
+		snprintf(err, err_len, "socket path too long");
+		return -1;
+	}
+	strcpy(sa.sun_path, path);
+	/*
+	 * Not blocking in connect(): a unix socket whose backlog is full
+	 * (its one client served, others waiting) would hold the whole loop.
+	 */
+	q->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (q->fd < 0 || connect(q->fd, (struct sockaddr *)&sa, sizeof(sa)) ||
+	    fcntl(q->fd, F_SETFL, 0)) {
+		snprintf(err, err_len, "cannot connect: %s", errno == EAGAIN ?
+			 "the socket's backlog is full (another client?)" : strerror(errno));
+		qmp_close(q);
+		return -1;
+	}
+	if (qmp_stream_init(&q->s)) {
+		snprintf(err, err_len, "out of memory");
+		qmp_close(q);
+		return -1;
+	}
+	m = next_quiet(q, deadline);
+	if (!m || qmp_kind(m->obj) != QMP_GREETING) {
+		snprintf(err, err_len, "no QMP greeting (another client on this socket?)");
+		qmp_close(q);
+		return -1;
+	}
+	if (qmp_call(q, qmp_cmd("qmp_capabilities"), NULL, deadline, NULL, NULL)) {
+		snprintf(err, err_len, "qmp_capabilities failed");
+		qmp_close(q);
+		return -1;
+	}
+	return 0;
 }

@@ -241,6 +241,33 @@ char *qmp_cmd_config(const __u64 *intervals, __u32 nr, __u64 refresh_ms, __u64 r
 	return cmd_text(new_cmd("working-set-config", args));
 }
 
+char *qmp_cmd_qom_set_int(const char *path, const char *property, long long value)
+{
+	struct json_object *args = json_object_new_object();
+
+	json_object_object_add(args, "path", json_object_new_string(path));
+	json_object_object_add(args, "property", json_object_new_string(property));
+	json_object_object_add(args, "value", json_object_new_int64(value));
+	return cmd_text(new_cmd("qom-set", args));
+}
+
+char *qmp_cmd_balloon(__u64 bytes)
+{
+	struct json_object *args = json_object_new_object();
+
+	json_object_object_add(args, "value", json_object_new_int64((int64_t)bytes));
+	return cmd_text(new_cmd("balloon", args));
+}
+
+int qmp_return_u64(struct json_object *msg, const char *key, __u64 *v)
+{
+	struct json_object *r;
+
+	if (qmp_kind(msg) != QMP_RETURN || !json_object_object_get_ex(msg, "return", &r))
+		return -1;
+	return u64_at(r, key, v);
+}
+
 /* the report a message carries: a reply's "return", an event's "data" */
 static struct json_object *report_of(struct json_object *msg)
 {
@@ -319,4 +346,64 @@ void qmp_print_json(FILE *f, const struct qmp_msg *msg)
 	if (json_object_object_length(msg->obj))
 		fputs(", ", f);
 	fwrite(msg->raw + 1, 1, msg->len - 1, f);
+}
+
+int qmp_report_parse(struct json_object *msg, struct ws_report *out)
+{
+	struct json_object *r = report_of(msg), *nodes, *node, *bins, *bin;
+	struct ws_report rep = {};
+	const char *cause;
+	size_t i, j;
+	__u64 id;
+
+	if (!r || qmp_report_header(msg, &cause, &rep.data_age_ms) ||
+	    !json_object_object_get_ex(r, "nodes", &nodes) ||
+	    !json_object_is_type(nodes, json_type_array) ||
+	    json_object_array_length(nodes) > WS_MAX_NODES)
+		return -1;
+	rep.reclaim = !strcmp(cause, "reclaim");
+	rep.nr_nodes = json_object_array_length(nodes);
+	for (i = 0; i < rep.nr_nodes; i++) {
+		struct ws_node *n = &rep.nodes[i];
+
+		node = json_object_array_get_idx(nodes, i);
+		if (!json_object_object_get_ex(node, "bins", &bins) ||
+		    !json_object_is_type(bins, json_type_array) || u64_at(node, "node-id", &id) ||
+		    id >= WS_MAX_NODES || json_object_array_length(bins) > WS_MAX_BINS)
+			return -1;
+		n->id = id;
+		n->nr_bins = json_object_array_length(bins);
+		for (j = 0; j < n->nr_bins; j++) {
+			bin = json_object_array_get_idx(bins, j);
+			if (u64_at(bin, "idle-age-ms", &n->bins[j].idle_le_ms) ||
+			    u64_at(bin, "anon-bytes", &n->bins[j].anon) ||
+			    u64_at(bin, "file-bytes", &n->bins[j].file))
+				return -1;
+		}
+	}
+	*out = rep;
+	return 0;
+}
+
+/* a stat of guest-stats: its bytes, or -1 when the guest gave none (QEMU's -1) */
+static long long stat_at(struct json_object *stats, const char *key)
+{
+	struct json_object *o;
+
+	if (!json_object_object_get_ex(stats, key, &o) || !json_object_is_type(o, json_type_int))
+		return -1;
+	return json_object_get_int64(o) < 0 ? -1 : json_object_get_int64(o);
+}
+
+int qmp_stats_parse(struct json_object *msg, struct ws_stats *s, __u64 *last_update)
+{
+	struct json_object *r, *stats;
+
+	if (qmp_kind(msg) != QMP_RETURN || !json_object_object_get_ex(msg, "return", &r) ||
+	    !json_object_object_get_ex(r, "stats", &stats) ||
+	    !json_object_is_type(stats, json_type_object) || u64_at(r, "last-update", last_update))
+		return -1;
+	s->available = stat_at(stats, "stat-available-memory");
+	s->free = stat_at(stats, "stat-free-memory");
+	return 0;
 }

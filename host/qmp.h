@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <json-c/json.h>
 #include "wsr.h"
+#include "policy.h"
 
 /*
  * QMP reports bytes; wsr-host prints pages, as the seed does.  The report
@@ -75,6 +76,27 @@ const char *qmp_error_desc(struct json_object *msg);
 char *qmp_cmd(const char *execute);
 char *qmp_cmd_qom_get(const char *path, const char *property);
 char *qmp_cmd_config(const __u64 *intervals, __u32 nr, __u64 refresh_ms, __u64 report_ms);
+char *qmp_cmd_qom_set_int(const char *path, const char *property, long long value);
+/* {"execute":"balloon","arguments":{"value":@bytes}} */
+char *qmp_cmd_balloon(__u64 bytes);
+
+/* the non-negative integer at @key of a reply's "return" object: 0 or -1 */
+int qmp_return_u64(struct json_object *msg, const char *key, __u64 *v);
+
+/*
+ * A report (a reply to qom-get of guest-working-set, or a
+ * WORKING_SET_EVENT) into *r: 0, or -1 when there is none or a field is
+ * missing, of the wrong type, or beyond WS_MAX_NODES nodes or WS_MAX_BINS
+ * bins.
+ */
+int qmp_report_parse(struct json_object *msg, struct ws_report *r);
+
+/*
+ * A reply to qom-get of guest-stats into *s (stat-available-memory and
+ * stat-free-memory; -1 for what the guest did not give) and its
+ * last-update (0 before the guest sent any): 0, or -1 when malformed.
+ */
+int qmp_stats_parse(struct json_object *msg, struct ws_stats *s, __u64 *last_update);
 
 /*
  * A report's header, from a reply to qom-get of "guest-working-set"

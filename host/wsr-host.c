@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "parse.h"
+#include "balance.h"
 #include "client.h"
 #include "qmp.h"
 
@@ -21,6 +22,7 @@ static void usage(FILE *f)
 {
 	fputs(
 "usage: wsr-host --qmp SOCKET COMMAND [ARGS]\n"
+"       wsr-host balance --vm NAME=SOCKET [--vm ...] [OPTIONS] (see balance --help)\n"
 "\n"
 "Drive a guest's working-set reporting over QMP.\n"
 "\n"
@@ -53,6 +55,8 @@ static void usage(FILE *f)
 "                  print each report as it arrives (WORKING_SET_EVENT), as\n"
 "                  show does\n"
 "  qmp JSON        send one raw QMP command, print the reply\n"
+"  balance         size the balloons of several VMs from their working sets\n"
+"                  (no --qmp: each --vm names its socket); balance --help\n"
 "  qmp -           send the QMP commands of stdin, one per line, over one\n"
 "                  connection; print each reply line as QEMU sent it, errors\n"
 "                  too (events are skipped)\n"
@@ -314,6 +318,8 @@ int main(int argc, char **argv)
 	int wait = 0;	/* request: an option that only waiting uses was given */
 	int json = 0, opt;
 
+	if (argc > 1 && !strcmp(argv[1], "balance"))
+		return cmd_balance(argc - 1, argv + 1);
 	while ((opt = getopt_long(argc, argv, "+q:d:jc:b:t:h", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'q':

@@ -250,6 +250,46 @@ static const char *catch_all_bound_stays_exact(void)
 	return NULL;
 }
 
+/* balance reads reports, stats and balloon replies with these */
+static const char *balance_reads_report_and_stats(void)
+{
+	struct ws_report r;
+	struct ws_stats st;
+	__u64 upd = 0, v = 0;
+
+	CHECK(!qmp_report_parse(one(EVENT)->obj, &r), "event not parsed");
+	CHECK(r.reclaim == 1 && r.data_age_ms == 10 && r.nr_nodes == 2, "header: %d %llu %u",
+	      r.reclaim, (unsigned long long)r.data_age_ms, r.nr_nodes);
+	CHECK(r.nodes[1].id == 3 && r.nodes[1].nr_bins == 2 &&
+	      r.nodes[1].bins[0].anon == 40960 && r.nodes[0].bins[0].file == 20479 &&
+	      r.nodes[0].bins[1].idle_le_ms == 9223372036854775807ULL, "bins misread");
+	CHECK(qmp_report_parse(one("{\"return\": {\"cause\": \"request\", \"nodes\": []}}\r\n")->obj,
+			       &r), "a report without data-age-ms parsed");
+	/* beyond what struct ws_report holds: refused, not written past its end */
+	{
+		char big[4096] = "{\"return\": {\"cause\": \"request\", \"data-age-ms\": 1, "
+				 "\"nodes\": [{\"node-id\": 0, \"bins\": [";
+		int i;
+
+		for (i = 0; i < WS_MAX_BINS + 1; i++)
+			strcat(big, i ? ", {\"idle-age-ms\": 1, \"anon-bytes\": 0, \"file-bytes\": 0}"
+				      : "{\"idle-age-ms\": 1, \"anon-bytes\": 0, \"file-bytes\": 0}");
+		strcat(big, "]}]}}\r\n");
+		CHECK(qmp_report_parse(one(big)->obj, &r), "a node of %d bins parsed", WS_MAX_BINS + 1);
+	}
+	CHECK(qmp_report_parse(one("{\"return\": {\"cause\": \"request\", \"data-age-ms\": 1, "
+				   "\"nodes\": [{\"node-id\": 16, \"bins\": []}]}}\r\n")->obj, &r),
+	      "node id 16 parsed");
+	CHECK(!qmp_stats_parse(one("{\"return\": {\"stats\": {\"stat-free-memory\": 4096, "
+				   "\"stat-available-memory\": -1}, \"last-update\": 17}}\r\n")->obj,
+			       &st, &upd), "stats not parsed");
+	CHECK(st.free == 4096 && st.available == -1 && upd == 17, "stats %lld %lld %llu",
+	      st.free, st.available, (unsigned long long)upd);
+	CHECK(!qmp_return_u64(one("{\"return\": {\"actual\": 536870912}}\r\n")->obj, "actual", &v) &&
+	      v == 536870912, "actual %llu", (unsigned long long)v);
+	return NULL;
+}
+
 static const struct unit_test tests[] = {
 	{ "host_qmp_reply_over_64k_is_one_message", reply_over_64k_is_one_message },
 	{ "host_qmp_reply_with_event_in_a_string_is_a_reply", reply_with_event_in_a_string_is_a_reply },
@@ -257,6 +297,7 @@ static const struct unit_test tests[] = {
 	{ "host_qmp_strings_in_commands_are_escaped", strings_in_commands_are_escaped },
 	{ "host_qmp_report_prints_the_same_lines", report_prints_the_same_lines },
 	{ "host_qmp_catch_all_bound_stays_exact", catch_all_bound_stays_exact },
+	{ "host_qmp_balance_reads_report_and_stats", balance_reads_report_and_stats },
 };
 
 UNIT_MAIN(tests)

@@ -1,0 +1,211 @@
+// SPDX-License-Identifier: GPL-2.0
+/* wsr-host balance's command line: see balance-args.h. */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+#include "balance-args.h"
+#include "metrics.h"
+#include "parse.h"
+
+#define MIB (1ULL << 20)
+
+static void usage(FILE *f)
+{
+	fputs(
+"usage: wsr-host balance --vm NAME=QMP_SOCKET [--vm ...] [--policy POLICY]\n"
+"                        [KNOBS] [--metrics ADDR:PORT] [--json]\n"
+"\n"
+"Size the balloons of several VMs from one process.  For each VM: configure\n"
+"its working-set reporting, turn on balloon stats, ask for a report every\n"
+"--request-ms, take every WORKING_SET_EVENT, and set a target with QMP\n"
+"balloon.  One line per decision on stdout:\n"
+"  decision time=<unix s> vm=NAME policy=P action=set|keep reason=WORD\n"
+"           cause=request|reclaim|none actual=B target=B want=B hot=B other=B\n"
+"           data_age_ms=MS\n"
+"(bytes of guest memory, RAM minus the balloon; --json: one object per line).\n"
+"A kept target is logged when its reason changes.  A VM whose QMP socket\n"
+"closes is logged on stderr and retried; the others go on.\n"
+"\n"
+"policies:\n"
+"  working-set   (default) keep the memory idle for less than T, plus\n"
+"                --headroom-mib, plus what the histogram does not count\n"
+"                (kernel, slab; free memory beyond the headroom, from the\n"
+"                stats, is not kept).  A reclaim report deflates at once to\n"
+"                at least that plus --reclaim-margin-mib and holds off\n"
+"                inflation for --hold-ms.  Inflation: at most --step-mib per\n"
+"                new report, never below --floor-mib\n"
+"  available     keep --available-pct of RAM available (MemAvailable from\n"
+"                the balloon stats), as oVirt MOM; no working set\n"
+"  none          never set a target (reports and metrics only)\n"
+"\n"
+"knobs (default):\n"
+"  --idle-ms T            memory idle for less than T is in use (10000)\n"
+"  --headroom-mib N       kept free on top of the working set (64)\n"
+"  --reclaim-margin-mib N more on a reclaim report (64)\n"
+"  --hold-ms MS           no inflation after a reclaim report (30000)\n"
+"  --step-mib N           largest inflation per decision (64)\n"
+"  --floor-mib N          smallest target (256)\n"
+"  --max-age-ms MS        no inflation on older data (10000)\n"
+"  --available-pct P      available: % of RAM kept available (20)\n"
+"  --intervals LIST       the guest's bins, as wsr-host config (1000,5000,\n"
+"                         10000,60000: working-set-bins=5; T should be one)\n"
+"  --refresh-ms MS        the guest's refresh_ms (1000)\n"
+"  --report-ms MS         the guest's report_ms: reclaim reports at most\n"
+"                         this often (1000)\n"
+"  --request-ms MS        a working-set-request this often (2000)\n"
+"  --tick-ms MS           balloon size and stats read this often (1000)\n"
+"  --stats-s S            guest-stats-polling-interval (2)\n"
+"  --reconnect-ms MS      a lost VM's socket retried this often (5000)\n"
+"  --device PATH          the balloon's QOM path (/machine/peripheral/balloon0)\n"
+"  --metrics ADDR:PORT    serve Prometheus metrics at http://ADDR:PORT/metrics\n"
+"\n"
+"example: two VMs, each started with\n"
+"  -device virtio-balloon-pci,id=balloon0,working-set=on,working-set-bins=5\n"
+"  -qmp unix:/run/vm-a.qmp,server=on,wait=off\n"
+"  wsr-host balance --vm a=/run/vm-a.qmp --vm b=/run/vm-b.qmp \\\n"
+"      --policy working-set --idle-ms 10000 --metrics 127.0.0.1:9910\n"
+"  curl -s http://127.0.0.1:9910/metrics | grep wsr_balloon\n", f);
+}
+
+static int bad(const char *what, const char *value, const char *rule)
+{
+	fprintf(stderr, "wsr-host balance: %s '%s': %s (try --help)\n", what, value, rule);
+	return 2;
+}
+
+/* a number of @what in [min, max]; MiB knobs come back in bytes */
+static int num(const char *s, const char *what, __u64 min, __u64 max, __u64 mult, __u64 *v)
+{
+	struct wsr_err err;
+	__u64 n;
+	char rule[96];
+
+	if (wsr_parse_u64(s, &n, what, &err) || n < min || n > max) {
+		snprintf(rule, sizeof(rule), "a whole number from %llu to %llu",
+			 (unsigned long long)min, (unsigned long long)max);
+		return bad(what, s, rule);
+	}
+	*v = n * mult;
+	return 0;
+}
+
+static int parse_vm(const char *s, struct balance_cfg *c)
+{
+	const char *eq = strchr(s, '=');
+	size_t len = eq ? (size_t)(eq - s) : 0, i;
+	struct balance_vm *v;
+
+	if (!eq || !len || !eq[1])
+		return bad("--vm", s, "NAME=QMP_SOCKET");
+	if (len >= sizeof(c->vms[0].name))
+		return bad("--vm", s, "a NAME of at most 63 characters");
+	for (i = 0; i < len; i++)
+		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-", s[i]))
+			return bad("--vm", s, "NAME takes letters, digits, '_', '.' and '-'");
+	if (c->nr_vms == BALANCE_MAX_VMS)
+		return bad("--vm", s, "at most 64 VMs");
+	for (i = 0; i < c->nr_vms; i++)
+		if (strlen(c->vms[i].name) == len && !strncmp(c->vms[i].name, s, len))
+			return bad("--vm", s, "NAME given twice");
+	v = &c->vms[c->nr_vms++];
+	memcpy(v->name, s, len);
+	v->name[len] = 0;
+	v->sock = eq + 1;
+	return 0;
+}
+
+int balance_parse_args(int argc, char **argv, struct balance_cfg *c)
+{
+	enum { O_IDLE = 256, O_HEAD, O_MARGIN, O_HOLD, O_STEP, O_FLOOR, O_AGE, O_PCT,
+	       O_IVALS, O_REFRESH, O_REPORT, O_REQ, O_TICK, O_STATS, O_RECON };
+	static const struct option opts[] = {
+		{ "vm", required_argument, NULL, 'v' },
+		{ "policy", required_argument, NULL, 'p' },
+		{ "metrics", required_argument, NULL, 'm' },
+		{ "device", required_argument, NULL, 'd' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "idle-ms", required_argument, NULL, O_IDLE },
+		{ "headroom-mib", required_argument, NULL, O_HEAD },
+		{ "reclaim-margin-mib", required_argument, NULL, O_MARGIN },
+		{ "hold-ms", required_argument, NULL, O_HOLD },
+		{ "step-mib", required_argument, NULL, O_STEP },
+		{ "floor-mib", required_argument, NULL, O_FLOOR },
+		{ "max-age-ms", required_argument, NULL, O_AGE },
+		{ "available-pct", required_argument, NULL, O_PCT },
+		{ "intervals", required_argument, NULL, O_IVALS },
+		{ "refresh-ms", required_argument, NULL, O_REFRESH },
+		{ "report-ms", required_argument, NULL, O_REPORT },
+		{ "request-ms", required_argument, NULL, O_REQ },
+		{ "tick-ms", required_argument, NULL, O_TICK },
+		{ "stats-s", required_argument, NULL, O_STATS },
+		{ "reconnect-ms", required_argument, NULL, O_RECON },
+		{ 0 },
+	};
+	const __u64 tb = 1ULL << 20;	/* MiB knobs up to 1 TiB, ms ones a week */
+	const __u64 week = 604800000ULL;
+	struct policy_knobs *k = &c->k;
+	struct wsr_err werr;
+	unsigned char addr[128];
+	unsigned int alen;
+	int opt, e = 0;
+
+	memset(c, 0, sizeof(*c));
+	policy_knobs_default(k);
+	c->refresh_ms = c->report_ms = c->tick_ms = 1000;
+	c->request_ms = 2000;
+	c->reconnect_ms = 5000;
+	c->stats_s = 2;
+	c->device = "/machine/peripheral/balloon0";
+	wsr_parse_intervals("1000,5000,10000,60000", c->intervals, &c->nr_intervals, &werr);
+	optind = 1;
+	while (!e && (opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'v': e = parse_vm(optarg, c); break;
+		case 'p':
+			if (policy_kind_parse(optarg, &k->kind))
+				e = bad("--policy", optarg, "none, available or working-set");
+			break;
+		case 'm':
+			if (metrics_parse_addr(optarg, addr, &alen))
+				e = bad("--metrics", optarg, "IPv4:PORT or [IPv6]:PORT");
+			c->metrics = optarg;
+			break;
+		case 'd': c->device = optarg; break;
+		case 'j': c->json = 1; break;
+		case 'h': usage(stdout); return 0;
+		case O_IDLE: e = num(optarg, "--idle-ms", 1, WSR_MAX_MS, 1, &k->idle_ms); break;
+		case O_HEAD: e = num(optarg, "--headroom-mib", 0, tb, MIB, &k->headroom); break;
+		case O_MARGIN: e = num(optarg, "--reclaim-margin-mib", 0, tb, MIB, &k->reclaim_margin); break;
+		case O_HOLD: e = num(optarg, "--hold-ms", 0, week, 1, &k->hold_ms); break;
+		case O_STEP: e = num(optarg, "--step-mib", 1, tb, MIB, &k->step); break;
+		case O_FLOOR: e = num(optarg, "--floor-mib", 0, tb, MIB, &k->floor); break;
+		case O_AGE: e = num(optarg, "--max-age-ms", 1, week, 1, &k->max_age_ms); break;
+		case O_PCT: e = num(optarg, "--available-pct", 0, 100, 1, &k->available_pct); break;
+		case O_IVALS:
+			if (wsr_parse_intervals(optarg, c->intervals, &c->nr_intervals, &werr))
+				e = bad("--intervals", optarg, werr.msg);
+			break;
+		case O_REFRESH: e = num(optarg, "--refresh-ms", 0, week, 1, &c->refresh_ms); break;
+		case O_REPORT: e = num(optarg, "--report-ms", 0, week, 1, &c->report_ms); break;
+		case O_REQ: e = num(optarg, "--request-ms", 100, week, 1, &c->request_ms); break;
+		case O_TICK: e = num(optarg, "--tick-ms", 100, 3600000, 1, &c->tick_ms); break;
+		case O_STATS: e = num(optarg, "--stats-s", 1, 3600, 1, &c->stats_s); break;
+		case O_RECON: e = num(optarg, "--reconnect-ms", 100, 3600000, 1, &c->reconnect_ms); break;
+		default: usage(stderr); return 2;
+		}
+	}
+	if (e)
+		return e;
+	if (optind < argc)
+		return bad("argument", argv[optind], "balance takes options only");
+	if (!c->nr_vms) {
+		fprintf(stderr, "wsr-host balance: no --vm NAME=QMP_SOCKET given (try --help)\n");
+		return 2;
+	}
+	if (k->kind == POLICY_WORKING_SET &&
+	    k->idle_ms > c->intervals[c->nr_intervals - 1])
+		fprintf(stderr, "wsr-host balance: --idle-ms %llu is beyond the last bin bound: all "
+			"the memory counts as in use\n", (unsigned long long)k->idle_ms);
+	return -1;
+}

@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * wsr-host balance's command line: every value checked before anything is
+ * sent to a VM.  Pure but for the messages on stderr and --help on stdout.
+ */
+#ifndef __WSR_HOST_BALANCE_ARGS_H
+#define __WSR_HOST_BALANCE_ARGS_H
+
+#include "policy.h"
+#include "wsr.h"
+
+#define BALANCE_MAX_VMS 64
+
+struct balance_vm {
+	char name[64];		/* [A-Za-z0-9_.-]: a log word and a metrics label */
+	const char *sock;
+};
+
+struct balance_cfg {
+	struct policy_knobs k;
+	__u64 intervals[WSR_MAX_INTERVALS];
+	__u32 nr_intervals;
+	__u64 refresh_ms, report_ms;	/* the guest's, as "wsr-host config" */
+	__u64 request_ms;		/* a working-set-request this often */
+	__u64 tick_ms;			/* balloon size and stats read this often */
+	__u64 reconnect_ms;		/* a lost VM retried this often */
+	__u64 stats_s;			/* guest-stats-polling-interval */
+	const char *device;		/* the balloon's QOM path */
+	const char *metrics;		/* ADDR:PORT, or NULL */
+	int json;
+	struct balance_vm vms[BALANCE_MAX_VMS];
+	unsigned int nr_vms;
+};
+
+/*
+ * Parse "balance ARGS" (@argv[0] is "balance") into @c: -1 when the
+ * command is to run, else the exit status (0 after --help, 2 on bad input,
+ * with the reason on stderr).
+ */
+int balance_parse_args(int argc, char **argv, struct balance_cfg *c);
+
+#endif /* __WSR_HOST_BALANCE_ARGS_H */

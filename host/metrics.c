@@ -1,0 +1,257 @@
+// SPDX-License-Identifier: GPL-2.0
+/* wsr-host balance's Prometheus exporter: see metrics.h. */
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <microhttpd.h>
+#include "metrics.h"
+
+#define CATCH_ALL 9223372036854775807ULL
+
+/* a label value with the exposition format's escapes: \\, \" and \n */
+static void label(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '\\' || *s == '"')
+			fprintf(f, "\\%c", *s);
+		else if (*s == '\n')
+			fputs("\\n", f);
+		else
+			fputc(*s, f);
+	}
+}
+
+static void head(FILE *f, const char *name, const char *type, const char *help)
+{
+	fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+/* one sample of @name for VM @v with no other label */
+static void vm_sample(FILE *f, const char *name, const struct metrics_vm *v, double value)
+{
+	fprintf(f, "%s{vm=\"", name);
+	label(f, v->name);
+	fprintf(f, "\"} %.17g\n", value);
+}
+
+static void bins(FILE *f, const struct metrics_vm *v)
+{
+	const struct ws_report *r = v->report;
+	__u32 n, b;
+	int t;
+
+	for (n = 0; n < r->nr_nodes; n++)
+		for (b = 0; b < r->nodes[n].nr_bins; b++)
+			for (t = 0; t < 2; t++) {
+				const struct ws_bin *bin = &r->nodes[n].bins[b];
+
+				fputs("wsr_working_set_bytes{vm=\"", f);
+				label(f, v->name);
+				fprintf(f, "\",node=\"%u\",type=\"%s\",idle_le_ms=\"", r->nodes[n].id,
+					t ? "file" : "anon");
+				if (bin->idle_le_ms >= CATCH_ALL)
+					fputs("+Inf", f);
+				else
+					fprintf(f, "%llu", (unsigned long long)bin->idle_le_ms);
+				fprintf(f, "\"} %llu\n", (unsigned long long)(t ? bin->file : bin->anon));
+			}
+}
+
+char *metrics_text(const struct metrics_vm *vms, unsigned int n)
+{
+	char *text = NULL;
+	size_t len = 0;
+	unsigned int i, c;
+	FILE *f = open_memstream(&text, &len);
+
+	if (!f)
+		return NULL;
+	head(f, "wsr_up", "gauge", "1 while wsr-host balance is connected to the VM's QMP socket.");
+	for (i = 0; i < n; i++)
+		vm_sample(f, "wsr_up", &vms[i], vms[i].up);
+	head(f, "wsr_working_set_bytes", "gauge",
+	     "Bytes of the VM's memory idle for at most idle_le_ms (and more than the bin "
+	     "before), per NUMA node and type, from its latest working-set report.");
+	for (i = 0; i < n; i++)
+		if (vms[i].report)
+			bins(f, &vms[i]);
+	head(f, "wsr_report_age_seconds", "gauge",
+	     "Seconds since the latest working-set report arrived.");
+	for (i = 0; i < n; i++)
+		if (vms[i].report)
+			vm_sample(f, "wsr_report_age_seconds", &vms[i], vms[i].report_age_s);
+	head(f, "wsr_report_data_age_seconds", "gauge",
+	     "The latest report's data age: how long before it was sent its data was collected.");
+	for (i = 0; i < n; i++)
+		if (vms[i].report)
+			vm_sample(f, "wsr_report_data_age_seconds", &vms[i],
+				  vms[i].report->data_age_ms / 1e3);
+	head(f, "wsr_reports_total", "counter",
+	     "Working-set reports received, by cause: request (asked by the host) or "
+	     "reclaim (sent by the guest under memory pressure).");
+	for (i = 0; i < n; i++)
+		for (c = 0; c < 2; c++) {
+			fputs("wsr_reports_total{vm=\"", f);
+			label(f, vms[i].name);
+			fprintf(f, "\",cause=\"%s\"} %llu\n", c ? "reclaim" : "request",
+				vms[i].reports[c]);
+		}
+	head(f, "wsr_balloon_target_bytes", "gauge",
+	     "The guest memory size last set with QMP balloon (RAM minus the balloon).");
+	for (i = 0; i < n; i++)
+		if (vms[i].target)
+			vm_sample(f, "wsr_balloon_target_bytes", &vms[i], vms[i].target);
+	head(f, "wsr_balloon_actual_bytes", "gauge",
+	     "The guest memory size now, QMP query-balloon's actual (RAM minus the balloon).");
+	for (i = 0; i < n; i++)
+		if (vms[i].actual)
+			vm_sample(f, "wsr_balloon_actual_bytes", &vms[i], vms[i].actual);
+	head(f, "wsr_guest_ram_bytes", "gauge", "The VM's RAM (QMP query-memory-size-summary).");
+	for (i = 0; i < n; i++)
+		if (vms[i].ram)
+			vm_sample(f, "wsr_guest_ram_bytes", &vms[i], vms[i].ram);
+	head(f, "wsr_balance_decisions_total", "counter",
+	     "Balloon targets set by wsr-host balance's policy.");
+	for (i = 0; i < n; i++)
+		vm_sample(f, "wsr_balance_decisions_total", &vms[i], vms[i].decisions);
+	if (fclose(f)) {
+		free(text);
+		return NULL;
+	}
+	return text;
+}
+
+struct metrics_server {
+	struct MHD_Daemon *d;
+	char *(*get)(void *arg);
+	void *arg;
+};
+
+static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *url,
+			      const char *method, const char *version, const char *upload,
+			      size_t *upload_len, void **con_cls)
+{
+	static const char not_found[] = "wsr-host balance serves GET /metrics\n";
+	struct metrics_server *m = cls;
+	struct MHD_Response *resp;
+	enum MHD_Result ret;
+	unsigned int status = MHD_HTTP_OK;
+	char *text = NULL;
+
+	(void)version;
+	(void)upload;
+	(void)upload_len;
+	(void)con_cls;
+	if (!strcmp(method, "GET") && !strcmp(url, "/metrics"))
+		text = m->get(m->arg);
+	if (text) {
+		resp = MHD_create_response_from_buffer(strlen(text), text, MHD_RESPMEM_MUST_FREE);
+		MHD_add_response_header(resp, "Content-Type",
+					"text/plain; version=0.0.4; charset=utf-8");
+	} else {
+		status = strcmp(url, "/metrics") ? MHD_HTTP_NOT_FOUND : MHD_HTTP_INTERNAL_SERVER_ERROR;
+		resp = MHD_create_response_from_buffer(sizeof(not_found) - 1, (void *)not_found,
+						       MHD_RESPMEM_PERSISTENT);
+	}
+	if (!resp)
+		return MHD_NO;
+	ret = MHD_queue_response(c, status, resp);
+	MHD_destroy_response(resp);
+	return ret;
+}
+
+int metrics_parse_addr(const char *addr, void *sa, unsigned int *len)
+{
+	const char *colon = strrchr(addr, ':');
+	char host[64], *end;
+	unsigned long port;
+	size_t hl;
+
+	if (!colon || !colon[1])
+		return -1;
+	port = strtoul(colon + 1, &end, 10);
+	if (*end || port > 65535 || colon[1] < '0' || colon[1] > '9')
+		return -1;
+	hl = colon - addr;
+	if (hl >= sizeof(host))
+		return -1;
+	memcpy(host, addr, hl);
+	host[hl] = 0;
+	if (hl > 2 && host[0] == '[' && host[hl - 1] == ']') {
+		struct sockaddr_in6 *s6 = sa;
+
+		host[hl - 1] = 0;
+		memset(s6, 0, sizeof(*s6));
+		s6->sin6_family = AF_INET6;
+		s6->sin6_port = htons(port);
+		*len = sizeof(*s6);
+		return inet_pton(AF_INET6, host + 1, &s6->sin6_addr) == 1 ? 0 : -1;
+	} else {
+		struct sockaddr_in *s4 = sa;
+
+		memset(s4, 0, sizeof(*s4));
+		s4->sin_family = AF_INET;
+		s4->sin_port = htons(port);
+		*len = sizeof(*s4);
+		return inet_pton(AF_INET, host, &s4->sin_addr) == 1 ? 0 : -1;
+	}
+}
+
+struct metrics_server *metrics_start(const char *addr, char *(*get)(void *arg), void *arg)
+{
+	struct sockaddr_in6 sa;
+	unsigned int len;
+	struct metrics_server *m;
+
+	if (metrics_parse_addr(addr, &sa, &len)) {
+		fprintf(stderr, "wsr-host: --metrics takes IPv4:PORT or [IPv6]:PORT, not '%s'\n",
+			addr);
+		return NULL;
+	}
+	m = calloc(1, sizeof(*m));
+	if (!m)
+		return NULL;
+	m->get = get;
+	m->arg = arg;
+	/* no thread: balance's loop polls the epoll fd and calls MHD_run() */
+	m->d = MHD_start_daemon(MHD_USE_EPOLL | (sa.sin6_family == AF_INET6 ? MHD_USE_IPv6 : 0),
+				0, NULL, NULL, handle, m, MHD_OPTION_SOCK_ADDR, &sa,
+				MHD_OPTION_CONNECTION_TIMEOUT, 10U, MHD_OPTION_END);
+	if (!m->d) {
+		fprintf(stderr, "wsr-host: cannot serve metrics on %s (address in use?)\n", addr);
+		free(m);
+		return NULL;
+	}
+	return m;
+}
+
+int metrics_fd(struct metrics_server *m)
+{
+	const union MHD_DaemonInfo *i = MHD_get_daemon_info(m->d, MHD_DAEMON_INFO_EPOLL_FD);
+
+	return i ? i->epoll_fd : -1;
+}
+
+int metrics_timeout_ms(struct metrics_server *m)
+{
+	MHD_UNSIGNED_LONG_LONG t;
+
+	if (MHD_get_timeout(m->d, &t) != MHD_YES)
+		return -1;
+	return t > 60000 ? 60000 : (int)t;
+}
+
+void metrics_run(struct metrics_server *m)
+{
+	MHD_run(m->d);
+}
+
+void metrics_stop(struct metrics_server *m)
+{
+	if (!m)
+		return;
+	MHD_stop_daemon(m->d);
+	free(m);
+}

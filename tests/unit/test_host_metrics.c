@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * wsr-host balance's Prometheus exposition (host/metrics.c's
+ * metrics_text()): the samples and their labels, and Prometheus' own
+ * checker on the text.  promtool comes from vmtests/get-promtool.sh
+ * (Debian's prometheus package unpacked, never installed), or $WSR_PROMTOOL.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "metrics.h"
+#include "unit.h"
+
+#define MIB (1ULL << 20)
+
+static struct ws_report rep;
+
+/* two VMs: "a" with a two-node report, "b" down and with none */
+static char *two_vms(const char *name_a)
+{
+	static const __u64 bounds[] = { 1000, 10000, 60000, 9223372036854775807ULL };
+	struct metrics_vm v[2] = {
+		{ .name = name_a, .up = 1, .report = &rep, .report_age_s = 1.5,
+		  .ram = 512 * MIB, .actual = 300 * MIB, .target = 296 * MIB,
+		  .reports = { 7, 3 }, .decisions = 4 },
+		{ .name = "b" },
+	};
+	__u32 n, b;
+
+	memset(&rep, 0, sizeof(rep));
+	rep.reclaim = 1;
+	rep.data_age_ms = 250;
+	rep.nr_nodes = 2;
+	for (n = 0; n < 2; n++) {
+		rep.nodes[n].id = n;
+		rep.nodes[n].nr_bins = 4;
+		for (b = 0; b < 4; b++) {
+			rep.nodes[n].bins[b].idle_le_ms = bounds[b];
+			rep.nodes[n].bins[b].anon = (n * 10 + b + 1) * MIB;
+			rep.nodes[n].bins[b].file = (n * 10 + b + 1) * 4096;
+		}
+	}
+	return metrics_text(v, 2);
+}
+
+static unsigned int count(const char *t, const char *s)
+{
+	unsigned int n = 0;
+
+	while ((t = strstr(t, s)))
+		t++, n++;
+	return n;
+}
+
+static const char *test_samples(void)
+{
+	static const char *const want[] = {
+		"wsr_up{vm=\"a\"} 1\n",
+		"wsr_up{vm=\"b\"} 0\n",
+		"wsr_working_set_bytes{vm=\"a\",node=\"0\",type=\"anon\",idle_le_ms=\"1000\"} 1048576\n",
+		"wsr_working_set_bytes{vm=\"a\",node=\"1\",type=\"file\",idle_le_ms=\"60000\"} 53248\n",
+		"wsr_working_set_bytes{vm=\"a\",node=\"1\",type=\"anon\",idle_le_ms=\"+Inf\"} 14680064\n",
+		"wsr_report_age_seconds{vm=\"a\"} 1.5\n",
+		"wsr_report_data_age_seconds{vm=\"a\"} 0.25\n",
+		"wsr_reports_total{vm=\"a\",cause=\"request\"} 7\n",
+		"wsr_reports_total{vm=\"a\",cause=\"reclaim\"} 3\n",
+		"wsr_reports_total{vm=\"b\",cause=\"reclaim\"} 0\n",
+		"wsr_balloon_target_bytes{vm=\"a\"} 310378496\n",
+		"wsr_balloon_actual_bytes{vm=\"a\"} 314572800\n",
+		"wsr_guest_ram_bytes{vm=\"a\"} 536870912\n",
+		"wsr_balance_decisions_total{vm=\"a\"} 4\n",
+		"wsr_balance_decisions_total{vm=\"b\"} 0\n",
+		"# TYPE wsr_reports_total counter\n",
+		"# TYPE wsr_balance_decisions_total counter\n",
+		"# TYPE wsr_working_set_bytes gauge\n",
+	};
+	char *t = two_vms("a");
+	unsigned int i;
+	const char *err = NULL;
+
+	CHECK(t, "no text");
+	for (i = 0; i < sizeof(want) / sizeof(want[0]) && !err; i++)
+		if (!strstr(t, want[i])) {
+			snprintf(unit_msg, sizeof(unit_msg), "no line %s", want[i]);
+			err = unit_msg;
+		}
+	/* 2 nodes x 4 bins x 2 types of "a"; nothing of "b"'s missing report */
+	if (!err && count(t, "\nwsr_working_set_bytes{") != 16) {
+		snprintf(unit_msg, sizeof(unit_msg), "%u working-set samples, not 16",
+			 count(t, "\nwsr_working_set_bytes{"));
+		err = unit_msg;
+	}
+	if (!err && strstr(t, "wsr_balloon_target_bytes{vm=\"b\"}"))
+		err = "a target for b, which has none";
+	free(t);
+	return err;
+}
+
+static const char *test_label_escapes(void)
+{
+	char *t = two_vms("x\"y\\z\n");
+	int ok = t && strstr(t, "wsr_up{vm=\"x\\\"y\\\\z\\n\"} 1\n");
+
+	free(t);
+	CHECK(ok, "label value not escaped");
+	return NULL;
+}
+
+/* promtool check metrics: the format and Prometheus' naming rules */
+static const char *test_promtool_accepts(void)
+{
+	char cmd[4200], tool[4096] = "", out[4096];
+	const char *env = getenv("WSR_PROMTOOL");
+	char *t = two_vms("a");
+	size_t n;
+	FILE *p;
+	int st;
+
+	CHECK(t, "no text");
+	if (env) {
+		snprintf(tool, sizeof(tool), "%s", env);
+	} else {
+		p = popen(WSR_SRC_ROOT "/vmtests/get-promtool.sh", "r");
+		if (p) {
+			if (!fgets(tool, sizeof(tool), p))
+				tool[0] = 0;
+			tool[strcspn(tool, "\n")] = 0;
+			pclose(p);
+		}
+	}
+	if (!tool[0]) {
+		free(t);
+		CHECK(0, "no promtool: vmtests/get-promtool.sh failed (or set WSR_PROMTOOL)");
+	}
+	snprintf(out, sizeof(out), "/tmp/wsr-metrics-test.%d", (int)getpid());
+	snprintf(cmd, sizeof(cmd), "'%s' check metrics >%s 2>&1", tool, out);
+	p = popen(cmd, "w");
+	if (p)
+		fputs(t, p);
+	free(t);
+	CHECK(p, "cannot run %s", tool);
+	st = pclose(p);
+	p = fopen(out, "r");
+	n = p ? fread(cmd, 1, sizeof(cmd) - 1, p) : 0;
+	cmd[n] = 0;
+	if (p)
+		fclose(p);
+	remove(out);
+	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "promtool check metrics: status %d: %s",
+	      st, cmd);
+	return NULL;
+}
+
+static const struct unit_test tests[] = {
+	{ "metrics_samples_and_labels", test_samples },
+	{ "metrics_label_values_escaped", test_label_escapes },
+	{ "metrics_exposition_passes_promtool_check", test_promtool_accepts },
+};
+
+UNIT_MAIN(tests)

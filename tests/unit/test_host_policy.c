@@ -1,0 +1,382 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * wsr-host balance's decisions (host/policy.c) on recorded sequences of
+ * reports and stats: a 512 MiB guest with two nodes and bins 1, 5, 10 and
+ * 60 s (and the catch-all), as vmtests/balloon-test.sh boots it.
+ */
+#include <string.h>
+#include "policy.h"
+#include "unit.h"
+
+#define MIB (1ULL << 20)
+#define RAM (512 * MIB)
+#define CATCH_ALL 9223372036854775807ULL
+
+static const __u64 bounds[] = { 1000, 5000, 10000, 60000, CATCH_ALL };
+
+/*
+ * A report with @mib[i] MiB of anon in bin i on each of two nodes (the
+ * bytes split evenly), cause reclaim or request.
+ */
+static struct ws_report report(int reclaim, const unsigned int mib[5])
+{
+	struct ws_report r = { .reclaim = reclaim, .data_age_ms = 500, .nr_nodes = 2 };
+	__u32 n, b;
+
+	for (n = 0; n < 2; n++) {
+		r.nodes[n].id = n;
+		r.nodes[n].nr_bins = 5;
+		for (b = 0; b < 5; b++) {
+			r.nodes[n].bins[b].idle_le_ms = bounds[b];
+			r.nodes[n].bins[b].anon = mib[b] * MIB / 2;
+		}
+	}
+	return r;
+}
+
+/* one VM as balance keeps it: the knobs, the state, the last target */
+struct vm {
+	struct policy_knobs k;
+	struct policy_state st;
+	struct policy_input in;
+	struct ws_report r;
+	struct ws_stats stats;
+	struct policy_decision d;
+};
+
+static void vm_init(struct vm *v, enum policy_kind kind)
+{
+	memset(v, 0, sizeof(*v));
+	policy_knobs_default(&v->k);
+	v->k.kind = kind;
+	v->in.ram = RAM;
+	v->in.actual = RAM;
+	v->in.now_ms = 100000;
+	v->stats.available = -1;
+	v->stats.free = -1;
+}
+
+/*
+ * A report arrives at @now; decide; a target set is taken, and the balloon
+ * reaches it at once (actual = target) when @follow.
+ */
+static void step(struct vm *v, double now, int reclaim, const unsigned int mib[5], int follow)
+{
+	v->r = report(reclaim, mib);
+	v->in.now_ms = now;
+	v->in.report = &v->r;
+	v->in.report_ms = now;
+	v->in.new_report = 1;
+	v->in.stats = v->stats.free >= 0 || v->stats.available >= 0 ? &v->stats : NULL;
+	v->in.stats_ms = now;
+	policy_decide(&v->k, &v->st, &v->in, &v->d);
+	if (v->d.action == POLICY_SET) {
+		v->in.target = v->d.target;
+		if (follow)
+			v->in.actual = v->d.target;
+	}
+}
+
+/* 64 MiB hot (idle <= 1 s), 300 MiB idle for more than a minute */
+static const unsigned int hot64_cold300[5] = { 64, 0, 0, 0, 300 };
+
+/*
+ * Steady state: a guest whose memory is all in use (everything idle for
+ * less than T, 380 MiB) but for its kernel (4 MiB) and about a headroom
+ * free keeps its size, however the free memory moves by a few MiB.
+ */
+static const char *test_steady_state_keeps_target(void)
+{
+	static const unsigned int all_hot[5] = { 200, 100, 80, 0, 0 };
+	struct vm v;
+	int i;
+
+	vm_init(&v, POLICY_WORKING_SET);
+	v.in.actual = 448 * MIB;
+	for (i = 0; i < 20; i++) {
+		v.stats.free = (62 + i % 5) * MIB;
+		step(&v, 100000 + i * 2000, 0, all_hot, 1);
+		CHECK(v.d.action == POLICY_KEEP, "report %d: set %llu (%s)", i,
+		      (unsigned long long)v.d.target, v.d.reason);
+		CHECK(!strcmp(v.d.reason, "steady"), "report %d: reason %s", i, v.d.reason);
+	}
+	return NULL;
+}
+
+/*
+ * Cold memory goes in steps of at most --step-mib per new report, down to
+ * hot + headroom + what the histogram does not count, and stays there.
+ * The guest as it would be: what the balloon takes comes out of its cold
+ * memory (evicted), and the 148 MiB the histogram does not count (kernel,
+ * slab, free) stay, as no stats say what is free.
+ */
+static const char *test_inflates_in_bounded_steps_to_working_set(void)
+{
+	unsigned int mib[5] = { 64, 0, 0, 0, 300 };
+	struct vm v;
+	__u64 prev, want;
+	int i, sets = 0;
+
+	vm_init(&v, POLICY_WORKING_SET);
+	want = 64 * MIB + v.k.headroom + 148 * MIB;
+	for (i = 0; i < 20; i++) {
+		prev = v.in.actual;
+		mib[4] = 300 - (RAM - v.in.actual) / MIB;
+		step(&v, 100000 + i * 2000, 0, mib, 1);
+		if (v.d.action != POLICY_SET)
+			continue;
+		sets++;
+		CHECK(v.d.target < prev, "report %d: target %llu MiB not below %llu MiB", i,
+		      v.d.target / MIB, prev / MIB);
+		CHECK(prev - v.d.target <= v.k.step, "report %d: inflated by %llu MiB at once",
+		      i, (prev - v.d.target) / MIB);
+		CHECK(v.d.target >= want, "report %d: target %llu MiB below the working set's %llu",
+		      i, v.d.target / MIB, want / MIB);
+	}
+	CHECK(sets >= 2, "only %d targets set", sets);
+	CHECK(v.in.actual == want, "ended at %llu MiB, working set %llu MiB",
+	      v.in.actual / MIB, want / MIB);
+	return NULL;
+}
+
+/* an inflation waits for new data: one step per report, not per tick */
+static const char *test_inflation_needs_a_new_report(void)
+{
+	struct vm v;
+
+	vm_init(&v, POLICY_WORKING_SET);
+	step(&v, 100000, 0, hot64_cold300, 1);
+	CHECK(v.d.action == POLICY_SET, "first report: %s", v.d.reason);
+	v.in.new_report = 0;
+	v.in.now_ms += 1000;
+	policy_decide(&v.k, &v.st, &v.in, &v.d);
+	CHECK(v.d.action == POLICY_KEEP, "no new report, yet set %llu (%s)",
+	      (unsigned long long)v.d.target / MIB, v.d.reason);
+	return NULL;
+}
+
+/*
+ * A reclaim report mid-inflation: the balloon is on its way down (target
+ * below actual); the target goes at once to at least actual and to hot +
+ * headroom + other + margin.
+ */
+static const char *test_reclaim_mid_inflation_deflates_at_once(void)
+{
+	static const unsigned int thrash[5] = { 300, 60, 0, 0, 0 };
+	struct vm v;
+	__u64 need;
+
+	vm_init(&v, POLICY_WORKING_SET);
+	step(&v, 100000, 0, hot64_cold300, 0);
+	CHECK(v.d.action == POLICY_SET && v.in.target < v.in.actual, "no inflation: %s",
+	      v.d.reason);
+	/* the balloon got half-way; the guest now uses 360 MiB, reclaiming */
+	v.in.actual = RAM - 32 * MIB;
+	step(&v, 101000, 1, thrash, 0);
+	need = 360 * MIB + v.k.headroom + (v.in.actual - 360 * MIB) + v.k.reclaim_margin;
+	if (need > RAM)
+		need = RAM;
+	CHECK(v.d.action == POLICY_SET, "reclaim report kept the target: %s", v.d.reason);
+	CHECK(!strcmp(v.d.reason, "deflate-reclaim"), "reason %s", v.d.reason);
+	CHECK(v.d.target >= v.in.actual, "target %llu MiB below actual %llu MiB",
+	      v.d.target / MIB, v.in.actual / MIB);
+	CHECK(v.d.target == need, "target %llu MiB, need %llu MiB", v.d.target / MIB, need / MIB);
+	return NULL;
+}
+
+/*
+ * A reclaim report on a squeezed guest gives it headroom and margin more
+ * than it has, whatever free memory stats from before the pressure say.
+ */
+static const char *test_reclaim_deflates_by_headroom_and_margin(void)
+{
+	static const unsigned int thrash[5] = { 200, 40, 0, 0, 0 };
+	struct vm v;
+
+	vm_init(&v, POLICY_WORKING_SET);
+	v.in.actual = v.in.target = 300 * MIB;
+	v.stats.free = 50 * MIB;
+	step(&v, 100000, 1, thrash, 0);
+	/* 240 hot, 60 other (300 - 240; free not subtracted), 64 headroom, 64 margin */
+	CHECK(v.d.action == POLICY_SET && v.d.target == 428 * MIB,
+	      "action %d target %llu MiB (%s), want 428 MiB", v.d.action, v.d.target / MIB,
+	      v.d.reason);
+	return NULL;
+}
+
+/*
+ * After a reclaim report, no inflation for hold_ms however cold the guest
+ * looks; the first new report after it inflates again, a step.
+ */
+static const char *test_hold_off_then_inflation_resumes(void)
+{
+	static const unsigned int thrash[5] = { 300, 60, 0, 0, 0 };
+	struct vm v;
+	double t0 = 100000, t;
+
+	vm_init(&v, POLICY_WORKING_SET);
+	step(&v, t0, 1, thrash, 1);
+	for (t = t0 + 2000; t < t0 + v.k.hold_ms; t += 2000) {
+		step(&v, t, 0, hot64_cold300, 1);
+		CHECK(v.d.action == POLICY_KEEP, "at +%.0f ms: set %llu MiB (%s)", t - t0,
+		      v.d.target / MIB, v.d.reason);
+		CHECK(!strcmp(v.d.reason, "hold"), "at +%.0f ms: reason %s", t - t0, v.d.reason);
+	}
+	step(&v, t0 + v.k.hold_ms, 0, hot64_cold300, 1);
+	CHECK(v.d.action == POLICY_SET && !strncmp(v.d.reason, "inflate", 7),
+	      "hold-off over, yet %s", v.d.reason);
+	return NULL;
+}
+
+/* a deflation does not wait for the hold-off, nor for a step */
+static const char *test_growth_deflates_at_once_during_hold(void)
+{
+	static const unsigned int grown[5] = { 400, 40, 0, 0, 0 };
+	struct vm v;
+
+	vm_init(&v, POLICY_WORKING_SET);
+	v.in.actual = v.in.target = 300 * MIB;
+	v.st.hold_until_ms = 1e12;
+	/* the histogram counts more than actual: nothing else, 440 + 64 */
+	step(&v, 100000, 0, grown, 1);
+	CHECK(v.d.action == POLICY_SET && v.d.target == 504 * MIB, "set %d to %llu MiB (%s)",
+	      v.d.action, v.d.target / MIB, v.d.reason);
+	return NULL;
+}
+
+/*
+ * Never below the floor, however little is in use (54 MiB counted, 8 MiB
+ * of kernel, the rest free); a guest found below it is deflated to it.
+ */
+static const char *test_floor(void)
+{
+	static const unsigned int tiny[5] = { 4, 0, 0, 0, 50 };
+	struct vm v;
+	int i;
+
+	vm_init(&v, POLICY_WORKING_SET);
+	v.k.step = RAM;
+	for (i = 0; i < 10; i++) {
+		v.stats.free = v.in.actual - 62 * MIB;
+		step(&v, 100000 + i * 2000, 0, tiny, 1);
+		CHECK(v.in.actual >= v.k.floor, "report %d: %llu MiB, floor %llu MiB", i,
+		      v.in.actual / MIB, v.k.floor / MIB);
+	}
+	CHECK(v.in.actual == v.k.floor, "ended at %llu MiB, not the floor", v.in.actual / MIB);
+	v.in.actual = v.in.target = 200 * MIB;
+	step(&v, 200000, 0, tiny, 1);
+	CHECK(v.d.action == POLICY_SET && v.d.target == v.k.floor,
+	      "below the floor: %s to %llu MiB", v.d.reason, v.d.target / MIB);
+	return NULL;
+}
+
+/* an old report (data age plus time since it came) inflates nothing */
+static const char *test_stale_report_inflates_nothing(void)
+{
+	struct vm v;
+
+	vm_init(&v, POLICY_WORKING_SET);
+	v.r = report(0, hot64_cold300);
+	v.r.data_age_ms = v.k.max_age_ms + 1;
+	v.in.report = &v.r;
+	v.in.report_ms = v.in.now_ms;
+	v.in.new_report = 1;
+	policy_decide(&v.k, &v.st, &v.in, &v.d);
+	CHECK(v.d.action == POLICY_KEEP && !strcmp(v.d.reason, "stale"), "%s",
+	      v.d.reason);
+	return NULL;
+}
+
+/* T between two bounds counts the bin that holds it (rounded up) */
+static const char *test_idle_time_rounds_up_to_a_bound(void)
+{
+	static const unsigned int mib[5] = { 1, 2, 4, 8, 16 };
+	struct ws_report r = report(0, mib);
+
+	CHECK(ws_report_hot(&r, 1000) == 1 * MIB, "T 1 s: %llu", ws_report_hot(&r, 1000));
+	CHECK(ws_report_hot(&r, 7000) == 7 * MIB, "T 7 s: %llu", ws_report_hot(&r, 7000));
+	CHECK(ws_report_hot(&r, 10000) == 7 * MIB, "T 10 s: %llu", ws_report_hot(&r, 10000));
+	CHECK(ws_report_total(&r) == 31 * MIB, "total %llu", ws_report_total(&r));
+	return NULL;
+}
+
+/*
+ * The baseline keeps available_pct of RAM available (MemAvailable), from
+ * stats alone: inflates in steps while more is available, deflates at once
+ * when less is, and does nothing without stats.
+ */
+static const char *test_available_baseline(void)
+{
+	static const unsigned int any[5] = { 1, 1, 1, 1, 1 };
+	__u64 keep_avail = RAM / 100 * 20;
+	struct vm v;
+
+	vm_init(&v, POLICY_AVAILABLE);
+	step(&v, 100000, 0, any, 1);
+	CHECK(v.d.action == POLICY_KEEP && !strcmp(v.d.reason, "no-stats"), "%s", v.d.reason);
+	v.stats.available = 400 * MIB;
+	step(&v, 102000, 0, any, 1);
+	CHECK(v.d.action == POLICY_SET && v.d.target == RAM - v.k.step,
+	      "400 MiB available: %s to %llu MiB", v.d.reason, v.d.target / MIB);
+	/* the balloon took 64 MiB: available drops with it */
+	v.stats.available = 336 * MIB;
+	step(&v, 104000, 0, any, 1);
+	CHECK(v.d.action == POLICY_SET && v.d.target == RAM - 2 * v.k.step, "%s to %llu MiB",
+	      v.d.reason, v.d.target / MIB);
+	/* the guest took memory: 20 MiB available, deflate to keep 20% at once */
+	v.stats.available = 20 * MIB;
+	step(&v, 106000, 0, any, 1);
+	CHECK(v.d.action == POLICY_SET && v.d.target == RAM - 128 * MIB - 20 * MIB + keep_avail,
+	      "20 MiB available: %s to %llu MiB", v.d.reason, v.d.target / MIB);
+	/* the working set plays no part: a reclaim report holds nothing off */
+	v.stats.available = 300 * MIB;
+	step(&v, 107000, 1, any, 1);
+	CHECK(v.d.action == POLICY_SET && !strncmp(v.d.reason, "inflate", 7), "%s", v.d.reason);
+	return NULL;
+}
+
+static const char *test_none_never_sets(void)
+{
+	static const unsigned int thrash[5] = { 300, 60, 0, 0, 0 };
+	struct vm v;
+
+	vm_init(&v, POLICY_NONE);
+	v.stats.available = 400 * MIB;
+	step(&v, 100000, 0, hot64_cold300, 1);
+	CHECK(v.d.action == POLICY_KEEP, "set: %s", v.d.reason);
+	step(&v, 101000, 1, thrash, 1);
+	CHECK(v.d.action == POLICY_KEEP, "set on reclaim: %s", v.d.reason);
+	return NULL;
+}
+
+static const char *test_knob_names(void)
+{
+	enum policy_kind k;
+
+	CHECK(!policy_kind_parse("working-set", &k) && k == POLICY_WORKING_SET, "working-set");
+	CHECK(!policy_kind_parse("available", &k) && k == POLICY_AVAILABLE, "available");
+	CHECK(!policy_kind_parse("none", &k) && k == POLICY_NONE, "none");
+	CHECK(policy_kind_parse("workingset", &k), "workingset accepted");
+	return NULL;
+}
+
+static const struct unit_test tests[] = {
+	{ "policy_steady_state_keeps_target", test_steady_state_keeps_target },
+	{ "policy_inflates_in_bounded_steps_to_working_set",
+	  test_inflates_in_bounded_steps_to_working_set },
+	{ "policy_inflation_needs_a_new_report", test_inflation_needs_a_new_report },
+	{ "policy_reclaim_mid_inflation_deflates_at_once",
+	  test_reclaim_mid_inflation_deflates_at_once },
+	{ "policy_reclaim_deflates_by_headroom_and_margin",
+	  test_reclaim_deflates_by_headroom_and_margin },
+	{ "policy_hold_off_then_inflation_resumes", test_hold_off_then_inflation_resumes },
+	{ "policy_growth_deflates_at_once_during_hold", test_growth_deflates_at_once_during_hold },
+	{ "policy_never_below_floor", test_floor },
+	{ "policy_stale_report_inflates_nothing", test_stale_report_inflates_nothing },
+	{ "policy_idle_time_rounds_up_to_a_bound", test_idle_time_rounds_up_to_a_bound },
+	{ "policy_available_baseline", test_available_baseline },
+	{ "policy_none_never_sets", test_none_never_sets },
+	{ "policy_kind_names", test_knob_names },
+};
+
+UNIT_MAIN(tests)
