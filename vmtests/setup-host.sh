@@ -89,6 +89,8 @@ main() {
 	apt-get update -qq -o=Dpkg::Use-Pty=0 >/dev/null || log "apt-get update reported errors (continuing)"
 	# shellcheck disable=SC2086 # a list of package names
 	[ -z "$missing" ] || apt-get install -y -qq --no-install-recommends -o=Dpkg::Use-Pty=0 $missing >/dev/null
+	# promtool, for the metrics tests: unpacked into the cache, not installed
+	"$(dirname "$0")"/get-promtool.sh >/dev/null
 }
 
 main "$@"

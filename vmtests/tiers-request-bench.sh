@@ -21,7 +21,7 @@ trap 'kill $(jobs -p) 2>/dev/null; [ -n "${KEEP:-}" ] || rm -rf "$tmp"' EXIT
 	--balloon working-set=on,working-set-bins=7 \
 	--qemu-arg -qmp --qemu-arg "unix:$tmp/events,server=on,wait=off" \
 	--dir "$WSR_ROOT/tests/balloon" --timeout $((SECS * 2 + 600)) -- \
-	sh /host/bench_tiers.sh "$SECS" >"$tmp/run.out" 2>&1 &
+	sh /host/bench_tiers.sh $((SECS + 30)) >"$tmp/run.out" 2>&1 &
 mark() { grep -a "^wsr-balloon: $1" "$tmp/log" 2>/dev/null | tr -d '\r' | head -n 1; }
 wait_for() {
 	for _ in $(seq 1 $((SECS * 2 + 1200))); do [ -n "$(mark "$1")" ] && return 0; sleep 0.5; done
@@ -33,6 +33,8 @@ for mode in background seed; do
 	"$HOST" --qmp "$tmp/qmp" config 1000,5000,30000,60000,120000,300000 1000 0 >/dev/null
 	start=$(date +%s)
 	: >"$tmp/$mode"
+	# the guest runs each mode 30 s longer than SECS, so that the answer at
+	# SECS is of the running workload, not of one it is stopping
 	while [ -z "$(mark "STOP $mode")" ] && [ $(($(date +%s) - start)) -lt "$SECS" ]; do
 		sleep 60
 		"$HOST" --qmp "$tmp/events" request --timeout-ms 60000 >/dev/null 2>&1 || continue
