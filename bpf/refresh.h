@@ -126,8 +126,10 @@ struct wsr_prot_level {
  * sees it (the seed's mem_cgroup_calculate_protection(root, memcg), then
  * mem_cgroup_below_min())?  @lv[0] is a child of the root, @lv[@n - 1] the
  * memcg; the kernel computes the effective protection top-down, and so
- * does this.  The root itself (@n 0) is never protected; nor is a memcg
- * with nothing charged (nothing to age).
+ * does this.  The root itself (@n 0) is never protected (as the seed's
+ * kernel has it: 6.1 would read the target's stale emin).  A memcg with
+ * nothing charged is: the kernel leaves its emin as it was, and any emin
+ * is at least its usage of 0.
  */
 static __always_inline int wsr_below_min(const struct wsr_prot_level *lv, __u32 n, int recursive)
 {
@@ -136,7 +138,10 @@ static __always_inline int wsr_below_min(const struct wsr_prot_level *lv, __u32 
 
 	if (n == 0 || n > WSR_PROT_LEVELS)
 		return 0;
+	if (!lv[n - 1].usage)
+		return 1;
 	for (i = 0; i < WSR_PROT_LEVELS && i < n; i++) {
+		/* a parent with nothing charged above a child with some: a race */
 		if (!lv[i].usage)
 			return 0;
 		emin = i == 0 ? lv[0].min :

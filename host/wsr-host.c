@@ -315,7 +315,7 @@ int main(int argc, char **argv)
 	unsigned long long n;
 	struct qmp q = {};
 	long count = -1, batch = 0, timeout_ms = 10000;
-	int wait = 0;	/* request: an option that only waiting uses was given */
+	int waits = 0;	/* request: an option that only waiting uses was given */
 	int json = 0, opt;
 
 	if (argc > 1 && !strcmp(argv[1], "balance"))
@@ -330,6 +330,7 @@ int main(int argc, char **argv)
 			break;
 		case 'j':
 			json = 1;
+			waits = 1;
 			break;
 		case 'c':
 			if (parse_num(optarg, "--count", &n) || !n) {
@@ -346,6 +347,7 @@ int main(int argc, char **argv)
 				return 2;
 			}
 			*(opt == 'b' ? &batch : &timeout_ms) = (long)n;
+			waits = 1;
 			break;
 		case 'h':
 			usage(stdout);
@@ -367,13 +369,13 @@ int main(int argc, char **argv)
 		while ((opt = getopt_long(argc, argv, "jc:b:t:", opts, NULL)) != -1) {
 			if (opt == 'j') {
 				json = 1;
-				wait = 1;
+				waits = 1;
 			} else if (opt == 'c' && !parse_num(optarg, "--count", &n) && n) {
 				count = (long)n;
 			} else if ((opt == 'b' || opt == 't') && !strcmp(argv[0], "request") &&
 				   !parse_num(optarg, "--batch/--timeout-ms", &n) && n && n <= 1000000) {
 				*(opt == 'b' ? &batch : &timeout_ms) = (long)n;
-				wait = 1;
+				waits = 1;
 			} else {
 				fprintf(stderr, "wsr-host: bad option for %s\n", argv[0]);
 				return 2;
@@ -390,7 +392,7 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[0], "config"))
 		return cmd_config(&q, argc, argv);
-	if (!strcmp(argv[0], "request") && (count > 0 || wait))
+	if (!strcmp(argv[0], "request") && (count > 0 || waits))
 		return cmd_request_wait(&q, count > 0 ? count : 1, batch ? batch : 1,
 					timeout_ms, json);
 	if (!strcmp(argv[0], "request"))

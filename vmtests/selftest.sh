@@ -7,7 +7,7 @@
 set -u
 RUN=$(dirname "$0")/run
 dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
+trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$dir"' EXIT
 
 # expect NAME STATUS MESSAGE RUN-ARGS...: run a guest, check status and
 # that the output (console and harness messages) contains MESSAGE
@@ -50,11 +50,21 @@ stock_boots() {
 # Two guests at a time: a boot keeps about one of the machine's two cores
 # busy, and none of these verdicts depends on how fast the guest runs (a
 # hung guest times out however slow its boot).  Verdicts in the order below.
-n=0
+# The kernels and QEMU first, one after another: each guest's run would
+# otherwise build a stale one in the same tree as its neighbour.
+"$(dirname "$0")"/build-kernel.sh ours >/dev/null &&
+	"$(dirname "$0")"/build-kernel.sh debug >/dev/null &&
+	"$(dirname "$0")"/fetch-stock-kernel.sh >/dev/null &&
+	"$(dirname "$0")"/build-qemu.sh >/dev/null || echo "FAIL harness_builds: see above"
+n=0 running=0
 lane() {
 	n=$((n + 1))
-	[ "$(jobs -rp | wc -l)" -lt 2 ] || wait -n
+	if [ "$running" -ge 2 ]; then
+		wait -n
+		running=$((running - 1))
+	fi
 	"$@" >"$dir/$(printf %02d $n).res" &
+	running=$((running + 1))
 }
 
 lane expect passing_command_exits_zero 0 "" -- true

@@ -31,6 +31,15 @@ kid=$(make_memcg est-rprot/kid)
 echo 512M >"$top/memory.min" || fail "cannot set memory.min"
 start_workload --hot 4 --cold 8 --node 0 --cgroup "$kid" >/dev/null
 remount memory_recursiveprot || fail "cannot remount cgroup2 with memory_recursiveprot"
+# the tests after this one see cgroup2 as init mounted it and no
+# protection left, whatever happens here
+cleanup() {
+	remount
+	for m in est-rprot est-oprot est-oprot/a est-oprot/b; do
+		echo 0 >"/sys/fs/cgroup/$m/memory.min" 2>/dev/null
+	done
+}
+trap cleanup EXIT
 k0=$(seq_of "$kid")
 read_root
 k1=$(seq_of "$kid")
@@ -48,8 +57,8 @@ echo +memory >"$top/cgroup.subtree_control" || fail "cannot enable memory in $to
 a=$(make_memcg est-oprot/a)
 b=$(make_memcg est-oprot/b)
 echo 16M >"$top/memory.min" || fail "cannot set memory.min"
-echo 512M >"$a/memory.min"
-echo 512M >"$b/memory.min"
+echo 512M >"$a/memory.min" || fail "cannot set memory.min"
+echo 512M >"$b/memory.min" || fail "cannot set memory.min"
 start_workload --hot 4 --cold 8 --node 0 --cgroup "$a" >/dev/null
 pb=$(start_workload --hot 4 --cold 8 --node 0 --cgroup "$b")
 info "usage: $top $(cat "$top/memory.current"), a $(cat "$a/memory.current"), b $(cat "$b/memory.current")"
@@ -59,8 +68,8 @@ read_root
 	fail "siblings claiming 1 GiB of a parent's 16 MiB: a child was not aged (max_seq $a0 -> $(seq_of "$a"))"
 # and the parent's own protection does hold for a child alone under it
 kill "$pb"
-echo 0 >"$b/memory.min"
-echo 64M >"$top/memory.min"
+echo 0 >"$b/memory.min" || fail "cannot set memory.min"
+echo 64M >"$top/memory.min" || fail "cannot set memory.min"
 a1=$(seq_of "$a")
 read_root
 [ "$(seq_of "$a")" = "$a1" ] ||
