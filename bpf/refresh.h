@@ -127,9 +127,10 @@ struct wsr_prot_level {
  * mem_cgroup_below_min())?  @lv[0] is a child of the root, @lv[@n - 1] the
  * memcg; the kernel computes the effective protection top-down, and so
  * does this.  The root itself (@n 0) is never protected (as the seed's
- * kernel has it: 6.1 would read the target's stale emin).  A memcg with
- * nothing charged is: the kernel leaves its emin as it was, and any emin
- * is at least its usage of 0.
+ * kernel has it: 6.1 would read the target's stale emin).  Nor is a memcg
+ * with nothing charged, where the kernel reads a stale emin >= 0 as
+ * protected: wsr ages it, which costs nothing and lets a read show that
+ * it walked there (estimator_reports_walk_2000_lruvecs).
  */
 static __always_inline int wsr_below_min(const struct wsr_prot_level *lv, __u32 n, int recursive)
 {
@@ -139,7 +140,7 @@ static __always_inline int wsr_below_min(const struct wsr_prot_level *lv, __u32 
 	if (n == 0 || n > WSR_PROT_LEVELS)
 		return 0;
 	if (!lv[n - 1].usage)
-		return 1;
+		return 0;
 	for (i = 0; i < WSR_PROT_LEVELS && i < n; i++) {
 		/* a parent with nothing charged above a child with some: a race */
 		if (!lv[i].usage)

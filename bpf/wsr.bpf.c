@@ -1003,7 +1003,7 @@ static __noinline int memcg_protected(struct mem_cgroup *memcg, __u64 root_id)
 	if (i == 0)
 		return 0;
 	if (i > WSR_PROT_LEVELS)
-		return usage <= emin;
+		return emin && usage <= emin;
 	n = i;
 	recursive = !!(BPF_CORE_READ(memcg, css.cgroup, root, flags) &
 		       CGRP_ROOT_MEMORY_RECURSIVE_PROT);
