@@ -22,9 +22,11 @@ double now_ms(void)
 
 /*
  * poll() for the time-out: the bytes of a message cut short by it stay in
- * the stream for the next call (stdio with SO_RCVTIMEO lost them).
+ * the stream for the next call (stdio with SO_RCVTIMEO lost them).  NULL
+ * on time-out, EOF or garbage; garbage is said on stderr unless @quiet
+ * (balance, which logs a VM's failures its own way).
  */
-const struct qmp_msg *qmp_next(struct qmp *q, double deadline)
+static const struct qmp_msg *next_msg(struct qmp *q, double deadline, int quiet)
 {
 	struct pollfd pfd = { .fd = q->fd, .events = POLLIN };
 	const struct qmp_msg *m;
@@ -38,7 +40,8 @@ const struct qmp_msg *qmp_next(struct qmp *q, double deadline)
 		if (r > 0)
 			return m;
 		if (r < 0) {
-			fprintf(stderr, "wsr-host: QEMU sent something that is not JSON\n");
+			if (!quiet)
+				fprintf(stderr, "wsr-host: QEMU sent something that is not JSON\n");
 			return NULL;
 		}
 		left = deadline - now_ms();
@@ -53,6 +56,11 @@ const struct qmp_msg *qmp_next(struct qmp *q, double deadline)
 		if (n <= 0 || qmp_stream_feed(&q->s, buf, n))
 			return NULL;
 	}
+}
+
+const struct qmp_msg *qmp_next(struct qmp *q, double deadline)
+{
+	return next_msg(q, deadline, 0);
 }
 
 const struct qmp_msg *qmp_reply(struct qmp *q, double deadline)
@@ -159,34 +167,10 @@ void qmp_close(struct qmp *q)
 	qmp_stream_free(&q->s);
 }
 
-/* the next message until @deadline, quietly; NULL on time-out, EOF or garbage */
+/* the next message until @deadline, quietly */
 static const struct qmp_msg *next_quiet(struct qmp *q, double deadline)
 {
-	struct pollfd pfd = { .fd = q->fd, .events = POLLIN };
-	const struct qmp_msg *m;
-	char buf[1 << 16];
-	double left;
-	ssize_t n;
-	int r;
-
-	for (;;) {
-		r = qmp_stream_next(&q->s, &m);
-		if (r)
-			return r > 0 ? m : NULL;
-		left = deadline - now_ms();
-		if (left <= 0)
-			return NULL;
-		r = poll(&pfd, 1, (int)left + 1);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			return NULL;
-		n = read(q->fd, buf, sizeof(buf));
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0 || qmp_stream_feed(&q->s, buf, n))
-			return NULL;
-	}
+	return next_msg(q, deadline, 1);
 }
 
 int qmp_call(struct qmp *q, char *cmd, const struct qmp_msg **reply, double deadline,
