@@ -425,7 +425,7 @@ test_queue_layout() {
 		# shellcheck disable=SC2054
 		hint_args=(--qemu-arg -object --qemu-arg iothread,id=balloon-io)
 	fi
-	guest_start queue_layout.sh "$props" --timeout 240 "${hint_args[@]}" -- \
+	guest_start queues_agree_with_offered_features.sh "$props" --timeout 240 "${hint_args[@]}" -- \
 		"$(onoff "$ws")" "$(onoff "$hint")" "$(onoff "$rep")" "$bins" || return
 	if [ "$ws" = on ]; then
 		# before any CONFIG: 1, 2, 4, ... s, refresh 1 s, no reclaim reports
@@ -488,7 +488,7 @@ inject() {
 # configuration; REQUESTs and valid CONFIGs must still work afterwards.
 test_malformed_notifications() {
 	local valid state i j n logs=() injected=()
-	guest_start malformed_notifications.sh working-set=on,working-set-bins=5 || return
+	guest_start malformed_notifications_are_rejected.sh working-set=on,working-set-bins=5 || return
 	wait_mark READY || return
 	retry 60 host config 1000,5000,20000,60000 300 700 >/dev/null ||
 		{ bad "working-set-config: $retry_err"; return; }
@@ -585,7 +585,7 @@ notify_loop() {
 test_rebind_cycles() {
 	local cycles=${WSR_BALLOON_CYCLES:-20} stop=$tmp/loop.stop loop counts total
 	[ "${1:-}" != --fail-nth ] || cycles=${WSR_BALLOON_CYCLES:-5}
-	guest_start rebind_cycles.sh working-set=on,working-set-bins=5 --timeout 900 -- "$cycles" "$@" || return
+	guest_start driver_survives_rebind_reload_and_probe_faults.sh working-set=on,working-set-bins=5 --timeout 900 -- "$cycles" "$@" || return
 	wait_mark READY || return
 	rm -f "$stop" "$stop.ok"
 	notify_loop "$stop" &
@@ -631,7 +631,7 @@ close_enough() {
 # per node and the guest's totals, by wsr and by the kernel's lru_gen.
 test_request_matches_guest() {
 	local bounds=1000,5000,20000,60000,9223372036854775807 n anon file bins b src ga gf
-	guest_start report_totals.sh working-set=on,working-set-bins=5 --node-mem 1024 || return
+	guest_start request_matches_guest_histogram.sh working-set=on,working-set-bins=5 --node-mem 1024 || return
 	wait_mark READY 200 || return
 	retry 60 host config 1000,5000,20000,60000 0 0 >/dev/null ||
 		{ bad "working-set-config: $retry_err"; return; }
@@ -670,7 +670,7 @@ test_request_matches_guest() {
 # report_ms, none empty, and a new CONFIG's bins within 1 s.
 test_reclaim_reports() {
 	local watcher t_start t_cfg t_end fault
-	guest_start reclaim_reports.sh working-set=on,working-set-bins=5 || return
+	guest_start reclaim_reports_keep_report_ms.sh working-set=on,working-set-bins=5 || return
 	wait_mark READY 200 || return
 	"$HOST" --qmp "$G_EVENTS" watch --json >"$tmp/events" 2>&1 &
 	watcher=$!
@@ -742,7 +742,7 @@ request_phase() {
 # answer of cause request, and the guest's driver agrees.
 test_request_answers() {
 	local cfg_loop p
-	guest_start request_answers.sh working-set=on,working-set-bins=5 --timeout 600 || return
+	guest_start requests_answered_once.sh working-set=on,working-set-bins=5 --timeout 600 || return
 	wait_mark READY 200 || return
 	retry 60 host config 1000,5000,20000,60000 1000 0 >/dev/null ||
 		{ bad "working-set-config: $retry_err"; return; }
@@ -833,7 +833,7 @@ host_on() { local s=$1; shift; timeout 20 "$HOST" --qmp "$s" "$@"; }
 test_balance_deflates_under_pressure() {
 	local obs=$tmp/obs.qmp port=$((20000 + RANDOM % 20000)) watcher bal poller t_r fault
 	local ok a0 a1 t_start
-	guest_start balance_pressure.sh working-set=on,working-set-bins=5 \
+	guest_start balance_deflates_under_pressure.sh working-set=on,working-set-bins=5 \
 		--qemu-arg -qmp --qemu-arg "unix:$obs,server=on,wait=off" || return
 	wait_mark READY 200 || return
 	"$HOST" --qmp "$G_EVENTS" watch --json >"$tmp/events" 2>&1 &
@@ -908,7 +908,7 @@ test_balance_deflates_under_pressure() {
 # (on the debug kernel), reports reach the device.
 test_kfunc_sched_switch() {
 	local secs=${WSR_SWITCH_SECS:-30} k=0 want_null="config_null=-22 report_null=-22 config=0"
-	guest_start kfunc_sched_switch.sh working-set=on,working-set-bins=5 -- "$secs" || return
+	guest_start kfuncs_are_safe_on_sched_switch.sh working-set=on,working-set-bins=5 -- "$secs" || return
 	wait_mark KFUNC-NULL || return
 	[ "$MARK" = "$want_null" ] || also_verdict balloon_kfuncs_refuse_null_pointers \
 		"kfuncs given NULL: $MARK (expected $want_null)"
@@ -1009,7 +1009,7 @@ test_device_fuzz() {
 	fuzz_cases "$cases"
 	echo "    | fuzz seed $seed (WSR_FUZZ_SEED=$seed reruns these cases): $fz_rejects bad," \
 		"$fz_configs CONFIGs, $fz_requests REQUESTs" >&2
-	guest_start fuzz_notifications.sh working-set=on,working-set-bins=5 --timeout 2400 || return
+	guest_start device_fuzz_changes_nothing_but_valid_configs.sh working-set=on,working-set-bins=5 --timeout 2400 || return
 	wait_mark READY || return
 	retry 60 host config 10,20,30,40 0 0 >/dev/null || { bad "first CONFIG: $retry_err"; return; }
 	[ "$fz_configs" -gt 0 ] || fz_state="intervals=10,20,30,40 refresh=0 report=0"
