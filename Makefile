@@ -122,9 +122,10 @@ $(GUEST)/wsr-workload: vmtests/progs/wsr-workload.c | $(GUEST)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) -static -o $@ $<
 
-$(GUEST)/run-tests: vmtests/guest-run-tests.sh $(GUEST_TESTS) | $(GUEST)
+# the guest tests with the vocabulary all tests share (tests/testlib.sh)
+$(GUEST)/run-tests: vmtests/guest-run-tests.sh $(GUEST_TESTS) tests/testlib.sh | $(GUEST)
 	$(Q)rm -rf $(GUEST)/tests && mkdir -p $(GUEST)/tests
-	$(Q)cp $(GUEST_TESTS) $(GUEST)/tests/
+	$(Q)cp $(GUEST_TESTS) tests/testlib.sh $(GUEST)/tests/
 	$(Q)install -m 755 $< $@
 
 $(GUEST)/wsr-%: vmtests/%-guest.sh | $(GUEST)

@@ -18,6 +18,9 @@
 # Prints "PASS name" or "FAIL name: reason".
 set -u
 . "$(dirname "$0")/lib.sh"
+# verdict: the vocabulary every test shares
+# shellcheck source=../tests/testlib.sh
+. "$WSR_ROOT/tests/testlib.sh"
 
 allowlist=$WSR_ROOT/vmtests/checkpatch-allowlist
 qtrees=("$WSR_CACHE"/qemu-src-*/)
@@ -108,11 +111,7 @@ check_series() {
 		case "$checked" in *" ${key% *} "*) ;; *) continue ;; esac
 		[ -n "${seen["$key"]:-}" ] || bad+="; allowlisted but not found: $key"
 	done
-	if [ -n "$bad" ]; then
-		echo "FAIL $name-series-checkpatch: ${bad#; }"
-	else
-		echo "PASS $name-series-checkpatch"
-	fi
+	verdict "$name-series-checkpatch" "${bad#; }"
 }
 
 # check_cover_letter LETTER ALLOWED: the letter's "checkpatch --strict
@@ -152,11 +151,7 @@ check_cover_letter() {
 				if (!ok) printf "; patch %d: the letter quotes \"%s\", no allowed finding says it", qnum[j], qmsg[j]
 			}
 		}' "$2" "$1")
-	if [ -n "$bad" ]; then
-		echo "FAIL kernel-series-cover-letter-matches-allowlist: ${bad#; }"
-	else
-		echo "PASS kernel-series-cover-letter-matches-allowlist"
-	fi
+	verdict kernel-series-cover-letter-matches-allowlist "${bad#; }"
 }
 
 # series NAME PATCH...: the series' verdicts, or why it could not be checked
@@ -173,7 +168,7 @@ series() {
 	*) die "unknown series '$name' (kernel, qemu)" ;;
 	esac
 	if [ ! -e "$tree/scripts/checkpatch.pl" ]; then
-		echo "FAIL $name-series-checkpatch: no $name tree in $WSR_CACHE (run build-$name.sh)"
+		verdict "$name-series-checkpatch" "no $name tree in $WSR_CACHE (run build-$name.sh)"
 		return
 	fi
 	# checkpatch.pl runs in the tree

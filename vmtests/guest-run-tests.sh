@@ -6,6 +6,9 @@
 #   wsr-test: PASS <name>   or   wsr-test: FAIL <name>: <reason>
 # and exits non-zero when any test fails.
 dir=$(dirname "$0")/tests
+# verdict, fail_reason
+# shellcheck source=../tests/testlib.sh
+. "$dir/testlib.sh"
 limit=${WSR_TEST_TIMEOUT:-300}
 passed=0 failed=0
 
@@ -29,13 +32,13 @@ for t in "$dir"/"$prefix"*.sh; do
 	echo "    | $name took $(($(date +%s) - t0)) s"
 	if [ "$rc" = 0 ]; then
 		passed=$((passed + 1))
-		echo "wsr-test: PASS $name"
+		echo "wsr-test: $(verdict "$name")"
 	else
 		failed=$((failed + 1))
 		sed 's/^/    | /' "$out"
-		reason=$(grep '^FAIL: ' "$out" | head -n 1 | cut -c7-)
+		reason=$(fail_reason "$out")
 		[ "$rc" != 143 ] || reason="timed out after ${limit}s"
-		echo "wsr-test: FAIL $name: ${reason:-exit status $rc}"
+		echo "wsr-test: $(verdict "$name" "${reason:-exit status $rc}")"
 	fi
 	# leave no workload behind for the next test
 	killall wsr-workload 2>/dev/null

@@ -11,6 +11,9 @@
 # Prints "PASS name" or "FAIL name: reason"; exits non-zero on any FAIL.
 set -u
 . "$(dirname "$0")/lib.sh"
+# verdict: the vocabulary every test shares
+# shellcheck source=../tests/testlib.sh
+. "$WSR_ROOT/tests/testlib.sh"
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -22,16 +25,16 @@ expect() {
 	shift 2
 	for re in "$@"; do
 		if ! grep -qE -- "$re" <<<"$out"; then
-			echo "FAIL $name: no line like '$re' in: $(tr '\n' '|' <<<"$out")"
+			verdict "$name" "no line like '$re' in: $(tr '\n' '|' <<<"$out")"
 			return
 		fi
 	done
-	echo "PASS $name"
+	verdict "$name"
 }
 
 # Runs shellcheck.sh on a repository of its own: a copy of a real script
-# (found by its shebang; one that sources nothing, so that it is checked
-# there as here), the same with an unquoted variable planted at its end,
+# (vmtests/init.sh: found by its shebang; it sources nothing, so that it
+# is checked there as here), the same with an unquoted variable planted at its end,
 # a shell library (found by its name), the planted copy again where
 # .gitignore leaves it out, and a text file
 shellcheck_self_tests() {
@@ -39,7 +42,7 @@ shellcheck_self_tests() {
 	mkdir -p "$r/bin" "$r/build"
 	git init -q "$r"
 	echo build/ >"$r/.gitignore"
-	cp "$WSR_ROOT"/vmtests/selftest.sh "$r/bin/clean"
+	cp "$WSR_ROOT"/vmtests/init.sh "$r/bin/clean"
 	# shellcheck disable=SC2016 # the planted lines, as they are
 	{ cat "$r/bin/clean"; echo 'planted=$1'; echo 'ls $planted'; } >"$r/bin/planted"
 	# shellcheck disable=SC2016 # the library, as it is
@@ -49,9 +52,10 @@ shellcheck_self_tests() {
 	out=$("$WSR_ROOT"/vmtests/shellcheck.sh --root "$r")
 	found=$(sed -n 's/^[A-Z]* shellcheck\/\([^:]*\).*/\1/p' <<<"$out" | tr '\n' ' ')
 	if [ "$found" = "bin/clean bin/planted lib.sh " ]; then
-		echo "PASS shellcheck_finds_shell_files_by_name_and_shebang"
+		verdict shellcheck_finds_shell_files_by_name_and_shebang
 	else
-		echo "FAIL shellcheck_finds_shell_files_by_name_and_shebang: checked '$found', expected 'bin/clean bin/planted lib.sh '"
+		verdict shellcheck_finds_shell_files_by_name_and_shebang \
+			"checked '$found', expected 'bin/clean bin/planted lib.sh '"
 	fi
 	expect shellcheck_catches_a_planted_finding "$out" \
 		'^PASS shellcheck/bin/clean$' \
@@ -82,7 +86,7 @@ checkpatch_self_tests() {
 		clean="" planted=""
 		read -r clean planted < <(plant "$series")
 		if [ -z "$planted" ]; then
-			echo "FAIL $name: no added line ending in ';' to plant trailing whitespace after"
+			verdict "$name" "no added line ending in ';' to plant trailing whitespace after"
 			return
 		fi
 		out=$("$WSR_ROOT"/vmtests/checkpatch.sh "$series" "$clean"

@@ -5,6 +5,9 @@
 # Prints "PASS name" or "FAIL name: reason".
 set -u
 . "$(dirname "$0")/lib.sh"
+# verdict: the vocabulary every test shares
+# shellcheck source=../tests/testlib.sh
+. "$WSR_ROOT/tests/testlib.sh"
 HOST=${BUILD:-$WSR_ROOT/build}/wsr-host
 qemu=$("$WSR_ROOT"/vmtests/build-qemu.sh)
 dir=$(mktemp -d)
@@ -31,23 +34,23 @@ check() {
 	"$@" >"$dir/out" 2>&1
 	rc=$?
 	if [ "$rc" != "$want" ]; then
-		echo "FAIL $name: exit $rc, expected $want ($(head -c 200 "$dir/out"))"
+		verdict "$name" "exit $rc, expected $want ($(head -c 200 "$dir/out"))"
 	elif ! grep -q -- "$msg" "$dir/out"; then
-		echo "FAIL $name: output lacks '$msg': $(head -c 200 "$dir/out")"
+		verdict "$name" "output lacks '$msg': $(head -c 200 "$dir/out")"
 	else
-		echo "PASS $name"
+		verdict "$name"
 	fi
 }
 
 timeout 20 "$qemu/qemu-system-x86_64" "${qemu_args[@]}" \
 	-device virtio-balloon-pci,working-set=on,working-set-bins=3 >"$dir/bad" 2>&1 </dev/null
 if [ $? = 1 ] && grep -q "between 4 and 16" "$dir/bad"; then
-	echo "PASS device_rejects_bin_count_out_of_range"
+	verdict device_rejects_bin_count_out_of_range
 else
-	echo "FAIL device_rejects_bin_count_out_of_range: $(head -c 200 "$dir/bad")"
+	verdict device_rejects_bin_count_out_of_range "$(head -c 200 "$dir/bad")"
 fi
 
-qemu_start working-set=on,working-set-bins=5 || { echo "FAIL qemu_starts_with_working_set: $(cat "$dir/qemu.log")"; exit 0; }
+qemu_start working-set=on,working-set-bins=5 || { verdict qemu_starts_with_working_set "$(cat "$dir/qemu.log")"; exit 0; }
 check request_without_guest_driver_is_refused 1 "not negotiated" \
 	"$HOST" --qmp "$sock" request
 check config_with_wrong_bin_count_is_refused 1 "must have 4 elements" \

@@ -15,9 +15,12 @@
 #   WSR_QTEST_SEED=N   its random seed (default: random, printed)
 set -u
 . "$(dirname "$0")/lib.sh"
+# verdict: the vocabulary every test shares
+# shellcheck source=../tests/testlib.sh
+. "$WSR_ROOT/tests/testlib.sh"
 
-asan=$("$WSR_ROOT"/vmtests/build-qemu.sh asan) || { echo "FAIL qtest/build: build-qemu.sh asan"; exit 1; }
-plain=$("$WSR_ROOT"/vmtests/build-qemu.sh plain) || { echo "FAIL qtest/build: build-qemu.sh plain"; exit 1; }
+asan=$("$WSR_ROOT"/vmtests/build-qemu.sh asan) || { verdict qtest/build "build-qemu.sh asan"; exit 1; }
+plain=$("$WSR_ROOT"/vmtests/build-qemu.sh plain) || { verdict qtest/build "build-qemu.sh plain"; exit 1; }
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 export QTEST_BALLOON_FUZZ_CASES=${WSR_QTEST_CASES:-2000}
@@ -54,19 +57,20 @@ run_qtest() {
 			exit $?) 2>/dev/null
 		rc=$?
 		if [ "$rc" = 0 ] && grep -q '^ok ' "$log"; then
-			echo "PASS qtest-$label/${p#*/virtio-balloon-tests/}"
+			verdict "qtest-$label/${p#*/virtio-balloon-tests/}"
 		else
-			echo "FAIL qtest-$label/${p#*/virtio-balloon-tests/}: exit $rc: $(grep -m1 -E 'ERROR:|Bail out|assertion|Sanitizer' "$log")"
+			verdict "qtest-$label/${p#*/virtio-balloon-tests/}" \
+				"exit $rc: $(grep -m1 -E 'ERROR:|Bail out|assertion|Sanitizer' "$log")"
 			grep -v -e '^# \(Start\|End\) of' -e 'ASan doesn.t fully support' "$log" |
 				tail -n 25 | sed 's/^/    /'
 		fi
 		grep -a '^# \(seed\|QEMU RSS\|[0-9]* valid\)' "$log" | sed 's/^# /    | /'
 	done
 	if cat "$dir/$label"-*.log | grep -Eq "$SANITIZER_REPORT"; then
-		echo "FAIL qtest-$label/no-sanitizer-reports: $(cat "$dir/$label"-*.log | grep -Em1 "$SANITIZER_REPORT")"
+		verdict "qtest-$label/no-sanitizer-reports" "$(cat "$dir/$label"-*.log | grep -Em1 "$SANITIZER_REPORT")"
 		cat "$dir/$label"-*.log | grep -E -A20 "$SANITIZER_REPORT" | head -n 60 | sed 's/^/    /'
 	elif [ "$label" = asan ]; then
-		echo "PASS qtest-$label/no-sanitizer-reports"
+		verdict "qtest-$label/no-sanitizer-reports"
 	fi
 }
 
@@ -74,7 +78,7 @@ run_qtest() {
 mapfile -t paths < <(QTEST_QEMU_BINARY=$(qemu_cmd "$asan") "$asan/qos-test" -l 2>/dev/null |
 	grep '^/x86_64/pc/.*/virtio-balloon-tests/' )
 if [ "${#paths[@]}" = 0 ]; then
-	echo "FAIL qtest/list: qos-test lists no virtio-balloon tests"
+	verdict qtest/list "qos-test lists no virtio-balloon tests"
 	exit 1
 fi
 QTEST_BALLOON_NO_RSS_CHECK=1 run_qtest asan "$asan" "${paths[@]}"

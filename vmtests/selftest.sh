@@ -6,6 +6,9 @@
 # "FAIL name: reason" per test.
 set -u
 RUN=$(dirname "$0")/run
+# verdict: the vocabulary every test shares
+# shellcheck source=../tests/testlib.sh
+. "$(dirname "$0")/../tests/testlib.sh"
 dir=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$dir"' EXIT
 
@@ -17,11 +20,11 @@ expect() {
 	"$RUN" --quiet "$@" >"$out" 2>&1
 	rc=$?
 	if [ "$rc" != "$want" ]; then
-		echo "FAIL $name: exit status $rc, expected $want ($(tail -n 1 "$out"))"
+		verdict "$name" "exit status $rc, expected $want ($(tail -n 1 "$out"))"
 	elif [ -n "$msg" ] && ! grep -aq -- "$msg" "$out"; then
-		echo "FAIL $name: output lacks '$msg'"
+		verdict "$name" "output lacks '$msg'"
 	else
-		echo "PASS $name"
+		verdict "$name"
 	fi
 }
 
@@ -30,20 +33,20 @@ output_reaches_host() {
 	local v
 	if v=$("$RUN" -- cat /sys/kernel/mm/lru_gen/enabled 2>/dev/null | tr -d '\r' |
 		grep -x '0x[0-9a-f]*'); then
-		echo "PASS command_output_reaches_host"
+		verdict command_output_reaches_host
 		echo "lru_gen enabled: $v"
 	else
-		echo "FAIL command_output_reaches_host: no lru_gen value in the output"
+		verdict command_output_reaches_host "no lru_gen value in the output"
 	fi
 }
 
 stock_boots() {
 	if "$RUN" --kernel stock -- sh -c 'uname -r | grep -q cloud-amd64 &&
 		test -e /sys/kernel/btf/vmlinux && grep -q zram /proc/swaps' >"$dir/stock.out" 2>&1; then
-		echo "PASS stock_kernel_boots_with_btf_and_swap"
+		verdict stock_kernel_boots_with_btf_and_swap
 	else
 		cat "$dir/stock.out"
-		echo "FAIL stock_kernel_boots_with_btf_and_swap: see the output above"
+		verdict stock_kernel_boots_with_btf_and_swap "see the output above"
 	fi
 }
 
@@ -52,10 +55,12 @@ stock_boots() {
 # hung guest times out however slow its boot).  Verdicts in the order below.
 # The kernels and QEMU first, one after another: each guest's run would
 # otherwise build a stale one in the same tree as its neighbour.
-"$(dirname "$0")"/build-kernel.sh ours >/dev/null &&
+if ! { "$(dirname "$0")"/build-kernel.sh ours >/dev/null &&
 	"$(dirname "$0")"/build-kernel.sh debug >/dev/null &&
 	"$(dirname "$0")"/fetch-stock-kernel.sh >/dev/null &&
-	"$(dirname "$0")"/build-qemu.sh >/dev/null || echo "FAIL harness_builds: see above"
+	"$(dirname "$0")"/build-qemu.sh >/dev/null; }; then
+	verdict harness_builds "see above"
+fi
 n=0 running=0
 lane() {
 	n=$((n + 1))

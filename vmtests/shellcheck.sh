@@ -12,6 +12,9 @@
 # per file.
 set -u
 . "$(dirname "$0")/lib.sh"
+# verdict: the vocabulary every test shares
+# shellcheck source=../tests/testlib.sh
+. "$WSR_ROOT/tests/testlib.sh"
 
 root=$WSR_ROOT
 [ "${1:-}" != --root ] || root=$2
@@ -36,9 +39,9 @@ shell_files() {
 }
 
 command -v shellcheck >/dev/null ||
-	{ echo "FAIL shellcheck: not installed (make setup installs it)"; exit 0; }
+	{ verdict shellcheck "not installed (make setup installs it)"; exit 0; }
 mapfile -t files < <(shell_files "$root")
-[ "${#files[@]}" -gt 0 ] || { echo "FAIL shellcheck: no shell files found in $root"; exit 0; }
+[ "${#files[@]}" -gt 0 ] || { verdict shellcheck "no shell files found in $root"; exit 0; }
 err=$(mktemp)
 trap 'rm -f "$err"' EXIT
 # one run for all: each file's findings, as "FILE:LINE:COL: LEVEL: MESSAGE [SCnnnn]"
@@ -46,10 +49,11 @@ findings=$(cd "$root" && shellcheck --severity=style --format=gcc -- "${files[@]
 rc=$?
 # 0: nothing found, 1: findings; anything else means files went unchecked
 if [ "$rc" -gt 1 ]; then
-	echo "FAIL shellcheck: status $rc: $(head -n 1 "$err")"
+	verdict shellcheck "status $rc: $(head -n 1 "$err")"
 	exit 0
 fi
-# a verdict per file, in order, from the findings that name it
+# a verdict per file, in order, from the findings that name it: awk
+# prints "FILE<tab>REASON" (no reason: no findings)
 printf '%s\n' "$findings" | awk -v list="$(printf '%s\n' "${files[@]}")" '
 	{
 		f = $0; sub(/:.*/, "", f)
@@ -65,8 +69,8 @@ printf '%s\n' "$findings" | awk -v list="$(printf '%s\n' "${files[@]}")" '
 		for (i = 1; i <= nf; i++) {
 			f = files[i]
 			if (f == "") continue
-			if (!n[f]) { print "PASS shellcheck/" f; continue }
-			printf "FAIL shellcheck/%s: %d finding%s: %s%s\n", f, n[f], (n[f] > 1 ? "s" : ""),
+			if (!n[f]) { print f "\t"; continue }
+			printf "%s\t%d finding%s: %s%s\n", f, n[f], (n[f] > 1 ? "s" : ""),
 				why[f], (n[f] > 3 ? "; ..." : "")
 		}
-	}'
+	}' | while IFS=$'\t' read -r f why; do verdict "shellcheck/$f" "$why"; done

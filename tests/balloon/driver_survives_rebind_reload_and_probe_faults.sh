@@ -1,6 +1,10 @@
-#!/bin/sh
-# shellcheck shell=dash
-# Guest side of balloon_driver_unbind_rebind_and_module_reload_keep_working
+# shellcheck shell=bash
+# The driver survives unbind/rebind and module reload cycles while the host
+# notifies it, and its probe fails cleanly at every allocation (debug).
+#
+# Alone: vmtests/run-test tests/balloon/driver_survives_rebind_reload_and_probe_faults.sh
+#
+# Guest half of balloon_driver_unbind_rebind_and_module_reload_keep_working
 # and balloon_probe_fails_cleanly_at_every_allocation_then_rebinds:
 # while the host sends CONFIGs and REQUESTs in a loop, unbind and bind the
 # balloon driver, and unload and reload its module, CYCLES times in turn
@@ -16,147 +20,212 @@
 # the balloon programs attached, until a probe sees no injected failure;
 # each failed probe must leave the device unbound, with no working_set/.
 #
-# usage: rebind_cycles.sh CYCLES [--fail-nth]
-# shellcheck source=transport-lib.sh
-. /host/transport-lib.sh
-cycles=$1
-fail_nth=${2:-}
-defaults="1000,2000,4000,8000"
-looped="100,200,300,400"	# what the host's loop configures
+# guest half: CYCLES [--fail-nth]
+guest_half() {
+	# shellcheck source=transport-lib.sh
+	. /host/transport-lib.sh
+	cycles=$1
+	fail_nth=${2:-}
+	defaults="1000,2000,4000,8000"
+	looped="100,200,300,400"	# what the host's loop configures
 
-dev=$(balloon_dev) || fail "no virtio balloon device"
-name=${dev##*/}
-ko=$(find /lib/modules -name virtio_balloon.ko | head -n 1)
-if [ -z "$ko" ]; then
-	[ ! -e /sys/module/virtio_balloon/refcnt ] || fail "virtio_balloon is a module, but no .ko"
-	mark "virtio_balloon is built in: unbind and bind only"
-fi
-wait_until 30 [ -d "$dev/working_set" ] || fail "no working_set/ in $dev"
-# the daemon answers the host's requests: reports flow through the cycles
-start_daemon
-mark "READY $(ws_state)"
+	dev=$(balloon_dev) || fail "no virtio balloon device"
+	name=${dev##*/}
+	ko=$(find /lib/modules -name virtio_balloon.ko | head -n 1)
+	if [ -z "$ko" ]; then
+		[ ! -e /sys/module/virtio_balloon/refcnt ] || fail "virtio_balloon is a module, but no .ko"
+		mark "virtio_balloon is built in: unbind and bind only"
+	fi
+	wait_until 30 [ -d "$dev/working_set" ] || fail "no working_set/ in $dev"
+	# the daemon answers the host's requests: reports flow through the cycles
+	start_daemon
+	mark "READY $(ws_state)"
 
-FI=/sys/kernel/debug
+	FI=/sys/kernel/debug
 
-# injected: set INJ to what is left of both fault types' budgets
-# ("times"), which changes when a fault is injected.  Shell builtins
-# only: a fork costs a good part of a second on the debug kernel, and
-# this runs twice for each of the ~120 probes.
-injected() {
-	local slab page
-	read -r slab <$FI/failslab/times
-	read -r page <$FI/fail_page_alloc/times
-	INJ=$((slab + page))
-}
+	# injected: set INJ to what is left of both fault types' budgets
+	# ("times"), which changes when a fault is injected.  Shell builtins
+	# only: a fork costs a good part of a second on the debug kernel, and
+	# this runs twice for each of the ~120 probes.
+	injected() {
+		local slab page
+		read -r slab <$FI/failslab/times
+		read -r page <$FI/fail_page_alloc/times
+		INJ=$((slab + page))
+	}
 
-# probe_faults: bind with the Nth allocation failing, N = 1, 2, ...
-probe_faults() {
-	local n=1 before rc failed=0 survived=0
-	[ -e /proc/self/fail-nth ] || fail "no /proc/self/fail-nth: not the debug kernel?"
-	for t in failslab fail_page_alloc; do
-		echo N >$FI/$t/ignore-gfp-wait
-		echo 1 >$FI/$t/verbose
-		# counts down by one for each fault injected
-		echo 1000000 >$FI/$t/times
-	done
-	# ignore-gfp-highmem stays on: the shell's own page faults
-	# (GFP_HIGHUSER) are not the driver's to survive
-	echo 0 >$FI/fail_page_alloc/min-order
-	while [ "$n" -le 2000 ]; do
-		echo "$name" >"$DRV/unbind" 2>/dev/null
-		injected
-		before=$INJ
-		# a subshell: the fault is its own.  fail-nth is opened before it
-		# is armed and disarmed right after the bind, through the same
-		# descriptor, so that the fault can only hit the bind.
-		(
-			exec 3>/proc/self/fail-nth
-			echo "$n" >&3
-			echo "$name" >"$DRV/bind"
-			# the echo's status is the bind's
-			# shellcheck disable=SC2320
+	# probe_faults: bind with the Nth allocation failing, N = 1, 2, ...
+	probe_faults() {
+		local n=1 before rc failed=0 survived=0
+		[ -e /proc/self/fail-nth ] || fail "no /proc/self/fail-nth: not the debug kernel?"
+		for t in failslab fail_page_alloc; do
+			echo N >$FI/$t/ignore-gfp-wait
+			echo 1 >$FI/$t/verbose
+			# counts down by one for each fault injected
+			echo 1000000 >$FI/$t/times
+		done
+		# ignore-gfp-highmem stays on: the shell's own page faults
+		# (GFP_HIGHUSER) are not the driver's to survive
+		echo 0 >$FI/fail_page_alloc/min-order
+		while [ "$n" -le 2000 ]; do
+			echo "$name" >"$DRV/unbind" 2>/dev/null
+			injected
+			before=$INJ
+			# a subshell: the fault is its own.  fail-nth is opened before it
+			# is armed and disarmed right after the bind, through the same
+			# descriptor, so that the fault can only hit the bind.
+			(
+				exec 3>/proc/self/fail-nth
+				echo "$n" >&3
+				echo "$name" >"$DRV/bind"
+				# the echo's status is the bind's
+				# shellcheck disable=SC2320
+				rc=$?
+				echo 0 >&3
+				exit "$rc"
+			) 2>/dev/null
 			rc=$?
-			echo 0 >&3
-			exit "$rc"
-		) 2>/dev/null
-		rc=$?
-		injected
-		if [ "$INJ" = "$before" ]; then
-			[ "$rc" = 0 ] || fail "bind failed with no fault injected (N=$n)"
-			break
-		fi
-		if [ "$rc" = 0 ] && [ -e "$dev/driver" ]; then
-			# the injected failure was one probe can live with
-			survived=$((survived + 1))
+			injected
+			if [ "$INJ" = "$before" ]; then
+				[ "$rc" = 0 ] || fail "bind failed with no fault injected (N=$n)"
+				break
+			fi
+			if [ "$rc" = 0 ] && [ -e "$dev/driver" ]; then
+				# the injected failure was one probe can live with
+				survived=$((survived + 1))
+			else
+				failed=$((failed + 1))
+				[ ! -e "$dev/driver" ] || fail "N=$n: bind failed but the driver is bound"
+				[ ! -e "$dev/working_set" ] || fail "N=$n: working_set/ left after a failed probe"
+			fi
+			n=$((n + 1))
+		done
+		[ -e "$dev/driver" ] || fail "no successful probe within 2000 allocations"
+		wait_until 30 [ "$(ws active)" = 1 ] || fail "not the active device after the faults: $(ws_state)"
+		mark "PROBE-FAULTS N=$n failed=$failed survived=$survived"
+	}
+	[ -z "$fail_nth" ] || probe_faults
+
+	mem() { echo "MemFree=$(meminfo MemFree) MemAvailable=$(meminfo MemAvailable) Slab=$(meminfo Slab)"; }
+
+	i=1
+	while [ "$i" -le "$cycles" ]; do
+		# the host's notifications reach this instance of the driver; 20 of
+		# them, so that fresh counters read after binding are clearly lower
+		wait_until 60 ws_at_least configs 20 ||
+			fail "cycle $i: no 20 CONFIGs before unbinding: $(ws_state)"
+		before=$(ws configs)
+		if [ $((i % 2)) = 1 ] || [ -z "$ko" ]; then
+			how=unbind
+			echo "$name" >"$DRV/unbind" || fail "cycle $i: unbind failed"
+			[ ! -e "$dev/driver" ] || fail "cycle $i: still bound after unbind"
+			[ ! -e "$dev/working_set" ] || fail "cycle $i: working_set/ stays after unbind"
+			echo "$name" >"$DRV/bind" || fail "cycle $i: bind failed"
 		else
-			failed=$((failed + 1))
-			[ ! -e "$dev/driver" ] || fail "N=$n: bind failed but the driver is bound"
-			[ ! -e "$dev/working_set" ] || fail "N=$n: working_set/ left after a failed probe"
+			how=reload
+			# the balloon programs call the module's kfuncs: they hold it
+			wsr balloon detach || fail "cycle $i: wsr balloon detach failed"
+			rmmod virtio_balloon || fail "cycle $i: rmmod virtio_balloon failed"
+			[ ! -e "$DRV" ] || fail "cycle $i: driver still registered after rmmod"
+			[ ! -e "$dev/working_set" ] || fail "cycle $i: working_set/ stays after rmmod"
+			insmod "$ko" || fail "cycle $i: insmod $ko failed"
 		fi
-		n=$((n + 1))
+		wait_until 30 [ -e "$dev/working_set/configs" ] ||
+			fail "cycle $i ($how): no working_set/ after binding again"
+		first=$(ws_state)
+		[ "$(ws active)" = 1 ] || fail "cycle $i ($how): the bound device is not the active one"
+		# after the first look at the fresh counters: loading takes a while
+		if [ "$how" = reload ]; then
+			wsr balloon attach || fail "cycle $i: wsr balloon attach failed"
+		fi
+		# fresh counters: fewer CONFIGs than before (the host keeps sending),
+		# and the default intervals until the first one
+		case "$first" in
+		*" configs=0 "*)
+			case "$first" in "intervals=$defaults refresh=1000 report=0 "*) ;;
+			*) fail "cycle $i ($how): not the default configuration before any CONFIG: $first" ;;
+			esac ;;
+		esac
+		# shellcheck disable=SC2001 # POSIX sh, for busybox
+		[ "$(echo "$first" | sed 's/.* configs=\([0-9]*\).*/\1/')" -lt "$before" ] ||
+			fail "cycle $i ($how): configs not reset: $before before, now $first"
+		if ! wait_until 60 intervals_are "$looped" || ! wait_until 60 ws_at_least requests 1; then
+			fail "cycle $i ($how): the host's CONFIG and REQUEST do not arrive: $(ws_state)"
+		fi
+		wait_until 60 ws_at_least sent 1 ||
+			fail "cycle $i ($how): no report reaches the host: $(ws_state); $(tail -n 2 /tmp/daemon.log)"
+		mark "CYCLE $i $how, first: $first; $(mem)"
+		[ "$i" != 2 ] || mem0=$(mem)
+		i=$((i + 1))
 	done
-	[ -e "$dev/driver" ] || fail "no successful probe within 2000 allocations"
-	wait_until 30 [ "$(ws active)" = 1 ] || fail "not the active device after the faults: $(ws_state)"
-	mark "PROBE-FAULTS N=$n failed=$failed survived=$survived"
+	mark "CYCLES-DONE MemTotal=$(meminfo MemTotal)"
+	mark "MEMORY after cycle 2: $mem0; after cycle $cycles: $(mem)"
+
+	wait_until 120 intervals_are 11,22,33,44 ||
+		fail "the CONFIG after the cycles was not applied: $(ws_state)"
+	mark "FINAL-CONFIG $(ws_state)"
+	follow_balloon
 }
-[ -z "$fail_nth" ] || probe_faults
+# In the guest, "sh /host/THIS.sh guest ARG..." stops reading this file at
+# finish, which exits: what follows is bash, for the host.
+[ "${1:-}" != guest ] || { shift; guest_half "$@"; finish; }
 
-mem() { echo "MemFree=$(meminfo MemFree) MemAvailable=$(meminfo MemAvailable) Slab=$(meminfo Slab)"; }
+# ---- host half: sourced by vmtests/run-test after vmtests/balloon-lib.sh
+# shellcheck source=../../vmtests/balloon-lib.sh
+[ -n "${BALLOON_LIB:-}" ] || . "$(dirname "${BASH_SOURCE[0]}")/../../vmtests/balloon-lib.sh"
 
-i=1
-while [ "$i" -le "$cycles" ]; do
-	# the host's notifications reach this instance of the driver; 20 of
-	# them, so that fresh counters read after binding are clearly lower
-	wait_until 60 ws_at_least configs 20 ||
-		fail "cycle $i: no 20 CONFIGs before unbinding: $(ws_state)"
-	before=$(ws configs)
-	if [ $((i % 2)) = 1 ] || [ -z "$ko" ]; then
-		how=unbind
-		echo "$name" >"$DRV/unbind" || fail "cycle $i: unbind failed"
-		[ ! -e "$dev/driver" ] || fail "cycle $i: still bound after unbind"
-		[ ! -e "$dev/working_set" ] || fail "cycle $i: working_set/ stays after unbind"
-		echo "$name" >"$DRV/bind" || fail "cycle $i: bind failed"
-	else
-		how=reload
-		# the balloon programs call the module's kfuncs: they hold it
-		wsr balloon detach || fail "cycle $i: wsr balloon detach failed"
-		rmmod virtio_balloon || fail "cycle $i: rmmod virtio_balloon failed"
-		[ ! -e "$DRV" ] || fail "cycle $i: driver still registered after rmmod"
-		[ ! -e "$dev/working_set" ] || fail "cycle $i: working_set/ stays after rmmod"
-		insmod "$ko" || fail "cycle $i: insmod $ko failed"
-	fi
-	wait_until 30 [ -e "$dev/working_set/configs" ] ||
-		fail "cycle $i ($how): no working_set/ after binding again"
-	first=$(ws_state)
-	[ "$(ws active)" = 1 ] || fail "cycle $i ($how): the bound device is not the active one"
-	# after the first look at the fresh counters: loading takes a while
-	if [ "$how" = reload ]; then
-		wsr balloon attach || fail "cycle $i: wsr balloon attach failed"
-	fi
-	# fresh counters: fewer CONFIGs than before (the host keeps sending),
-	# and the default intervals until the first one
-	case "$first" in
-	*" configs=0 "*)
-		case "$first" in "intervals=$defaults refresh=1000 report=0 "*) ;;
-		*) fail "cycle $i ($how): not the default configuration before any CONFIG: $first" ;;
-		esac ;;
-	esac
-	[ "$(echo "$first" | sed 's/.* configs=\([0-9]*\).*/\1/')" -lt "$before" ] ||
-		fail "cycle $i ($how): configs not reset: $before before, now $first"
-	if ! wait_until 60 intervals_are "$looped" || ! wait_until 60 ws_at_least requests 1; then
-		fail "cycle $i ($how): the host's CONFIG and REQUEST do not arrive: $(ws_state)"
-	fi
-	wait_until 60 ws_at_least sent 1 ||
-		fail "cycle $i ($how): no report reaches the host: $(ws_state); $(tail -n 2 /tmp/daemon.log)"
-	mark "CYCLE $i $how, first: $first; $(mem)"
-	[ "$i" != 2 ] || mem0=$(mem)
-	i=$((i + 1))
-done
-mark "CYCLES-DONE MemTotal=$(meminfo MemTotal)"
-mark "MEMORY after cycle 2: $mem0; after cycle $cycles: $(mem)"
+# notify_loop STOPFILE: send CONFIGs and REQUESTs in turn until STOPFILE
+# exists, whatever QEMU answers; counts successes in STOPFILE.ok
+notify_loop() {
+	local k=0 ok=0 failed=0
+	until [ -e "$1" ]; do
+		if [ $((k % 2)) = 0 ]; then
+			host config 100,200,300,400 0 0 >/dev/null 2>&1
+		else
+			host request >/dev/null 2>&1
+		fi && ok=$((ok + 1)) || failed=$((failed + 1))
+		k=$((k + 1))
+		sleep 0.02
+	done
+	echo "$ok $failed" >"$1.ok"
+}
 
-wait_until 120 intervals_are 11,22,33,44 ||
-	fail "the CONFIG after the cycles was not applied: $(ws_state)"
-mark "FINAL-CONFIG $(ws_state)"
-follow_balloon
-finish
+# The driver must survive being unbound and bound again, and its module
+# unloaded and loaded again, while the host keeps notifying it; afterwards
+# the device still configures, reports stats and inflates.  With
+# --fail-nth (debug kernel), probe first fails at each of its allocations
+# in turn, with the balloon programs attached, then 5 cycles follow (the
+# sanitizers see every path of a cycle in each; the 20 cycles on our
+# kernel look for races).
+test_rebind_cycles() {
+	local cycles=${WSR_BALLOON_CYCLES:-20} stop=$tmp/loop.stop loop counts total
+	[ "${1:-}" != --fail-nth ] || cycles=${WSR_BALLOON_CYCLES:-5}
+	guest_start working-set=on,working-set-bins=5 --timeout 900 -- "$cycles" "$@" || return
+	wait_mark READY || return
+	rm -f "$stop" "$stop.ok"
+	notify_loop "$stop" &
+	loop=$!
+	if [ "${1:-}" = --fail-nth ] && wait_mark PROBE-FAULTS 400; then
+		echo "    | probe under fault injection: $MARK" >&2
+	fi
+	[ -z "$why" ] && wait_mark CYCLES-DONE 400
+	touch "$stop"
+	wait "$loop"
+	[ -z "$why" ] || return
+	total=${MARK#MemTotal=}
+	read -r counts <"$stop.ok"
+	[ "${counts%% *}" -ge $((cycles * 3)) ] ||
+		{ bad "the host's loop got only ${counts%% *} notifications through (${counts#* } refused)"; return; }
+	retry 60 host config 11,22,33,44 0 0 >/dev/null ||
+		{ bad "working-set-config after the cycles: $retry_err"; return; }
+	wait_mark FINAL-CONFIG 60 || return
+	check_stats "$total" || return
+	check_inflate_deflate || return
+	guest_done 60 || return
+	guest_errors_none
+}
+
+run_test balloon_driver_unbind_rebind_and_module_reload_keep_working \
+	test_rebind_cycles
+run_test balloon_probe_fails_cleanly_at_every_allocation_then_rebinds \
+	test_rebind_cycles --fail-nth

@@ -1,55 +1,132 @@
-#!/bin/sh
-# shellcheck shell=dash
-# Guest side of the balloon_requests_answered_once_* tests: the host sends
+# shellcheck shell=bash
+# Every REQUEST is answered exactly once, whatever the guest's daemon does.
+#
+# Alone: vmtests/run-test tests/balloon/requests_answered_once.sh
+#
+# Guest half of the balloon_requests_answered_once_* tests: the host sends
 # 100 REQUESTs with the daemon running, 100 with it stopped (SIGSTOP) and
 # 100 with it killed; every one must get exactly one answer, from the
 # daemon or from the BPF request hook.  Then, with a daemon again, 100 more
 # while the host squeezes the guest with the balloon (global reclaim) and
 # reconfigures it.  The guest moves on when the driver's "answered"
 # counter says a phase is done, and the host checks the answers it saw.
-# shellcheck source=../guest/lib.sh
-. /wsr/bin/tests/lib.sh
-# shellcheck source=transport-lib.sh
-. /host/transport-lib.sh
+guest_half() {
+	# shellcheck source=../guest/lib.sh
+	. /wsr/bin/tests/lib.sh
+	# shellcheck source=transport-lib.sh
+	. /host/transport-lib.sh
 
-# answered_all N: the driver answered N requests and has none waiting
-# shellcheck disable=SC2317 # called by wait_until
-answered_all() { [ "$(ws answered)" = "$1" ] && [ "$(ws requests)" = "$1" ]; }
+	# answered_all N: the driver answered N requests and has none waiting
+	# shellcheck disable=SC2317 # called by wait_until
+	answered_all() { [ "$(ws answered)" = "$1" ] && [ "$(ws requests)" = "$1" ]; }
 
-# phase N NEXT-MARK: wait for N requests all answered, then mark
-phase() {
-	wait_until 240 answered_all "$1" ||
-		fail "after phase $1: requests $(ws requests) answered $(ws answered)"
-	mark "$2 answered=$(ws answered)"
+	# phase N NEXT-MARK: wait for N requests all answered, then mark
+	phase() {
+		wait_until 240 answered_all "$1" ||
+			fail "after phase $1: requests $(ws requests) answered $(ws answered)"
+		mark "$2 answered=$(ws answered)"
+	}
+
+	start_daemon
+	start_workload --hot 16 --cold 48 >/dev/null
+	mark READY
+	phase 100 PHASE1-DONE
+	kill -STOP "$daemon" || fail "cannot stop the daemon"
+	mark DAEMON-STOPPED
+	phase 200 PHASE2-DONE
+	kill -KILL "$daemon" || fail "cannot kill the daemon"
+	wait "$daemon" 2>/dev/null
+	mark DAEMON-KILLED
+	phase 300 PHASE3-DONE
+	start_daemon
+	# pages written to the zram swap device: reclaim at work (this kernel has
+	# no vm event counters in /proc/vmstat)
+	swapouts() { awk '{ print $5 }' /sys/block/zram0/stat; }
+	# the host leaves about 300 MiB (MemTotal): a hot set of 288 MiB does
+	# not fit, so reclaim goes on all along; wait for the hot set to be
+	# touched in full, then for swap-outs to go on after that
+	wait_until 60 mem_at_most MemTotal 320000 || fail "balloon not inflated: MemTotal $(meminfo MemTotal) kB"
+	w=$(start_workload --hot 288 --cold 16 --period-ms 100)
+	k0=$(swapouts)
+	# shellcheck disable=SC2317 # called by wait_until
+	reclaiming() { [ "$(swapouts)" -gt $((k0 + 256)) ]; }
+	wait_until 120 reclaiming || fail "no reclaim under the balloon: swap-outs $k0, then $(swapouts)"
+	k0=$(swapouts)
+	mark RECLAIMING
+	phase 400 PHASE4-DONE
+	mark "SWAPOUTS $(($(swapouts) - k0))"
+	kill "$w"
+}
+# In the guest, "sh /host/THIS.sh guest ARG..." stops reading this file at
+# finish, which exits: what follows is bash, for the host.
+[ "${1:-}" != guest ] || { shift; guest_half "$@"; finish; }
+
+# ---- host half: sourced by vmtests/run-test after vmtests/balloon-lib.sh
+# shellcheck source=../../vmtests/balloon-lib.sh
+[ -n "${BALLOON_LIB:-}" ] || . "$(dirname "${BASH_SOURCE[0]}")/../../vmtests/balloon-lib.sh"
+
+# request_phase NAME BATCH MAX-AGE-MS: 100 requests, BATCH at a time, over
+# one QMP connection; every one answered once (wsr-host request checks
+# there is no missing and no extra answer), each answer's cause and data
+# age seen, the age at most MAX-AGE-MS (if given).  Appends the answers to
+# $tmp/answers.NAME; the verdict is NAME's.
+request_phase() {
+	local name=$1 batch=$2 max_age=${3:-} out=$tmp/answers.$1 why
+	# on the second socket: the first stays free for the CONFIGs
+	if ! timeout 600 "$HOST" --qmp "$G_EVENTS" request --count 100 --batch "$batch" \
+		--timeout-ms 20000 >"$out" 2>"$out.err"; then
+		also_verdict "$name" "$(tail -n 2 "$out.err" | tr '\n' ' ')"
+		return
+	fi
+	why=$(awk -v max="$max_age" '
+		$1 != "answer" || $3 !~ /^latency_ms=/ || $4 !~ /^data_age_ms=[0-9]+$/ {
+			print "malformed answer line: " $0; bad = 1; exit }
+		{ split($4, a, "="); if (max != "" && a[2] + 0 > max + 0) {
+			print "answer " $2 " has data " a[2] " ms old, refresh_ms is " max
+			bad = 1; exit } }
+		END { if (!bad && NR != 100) print NR " answers listed, not 100" }' "$out")
+	also_verdict "$name" "$why"
 }
 
-start_daemon
-start_workload --hot 16 --cold 48 >/dev/null
-mark READY
-phase 100 PHASE1-DONE
-kill -STOP "$daemon" || fail "cannot stop the daemon"
-mark DAEMON-STOPPED
-phase 200 PHASE2-DONE
-kill -KILL "$daemon" || fail "cannot kill the daemon"
-wait "$daemon" 2>/dev/null
-mark DAEMON-KILLED
-phase 300 PHASE3-DONE
-start_daemon
-# pages written to the zram swap device: reclaim at work (this kernel has
-# no vm event counters in /proc/vmstat)
-swapouts() { awk '{ print $5 }' /sys/block/zram0/stat; }
-# the host leaves about 300 MiB (MemTotal): a hot set of 288 MiB does
-# not fit, so reclaim goes on all along; wait for the hot set to be
-# touched in full, then for swap-outs to go on after that
-wait_until 60 mem_at_most MemTotal 320000 || fail "balloon not inflated: MemTotal $(meminfo MemTotal) kB"
-w=$(start_workload --hot 288 --cold 16 --period-ms 100)
-k0=$(swapouts)
-# shellcheck disable=SC2317 # called by wait_until
-reclaiming() { [ "$(swapouts)" -gt $((k0 + 256)) ]; }
-wait_until 120 reclaiming || fail "no reclaim under the balloon: swap-outs $k0, then $(swapouts)"
-k0=$(swapouts)
-mark RECLAIMING
-phase 400 PHASE4-DONE
-mark "SWAPOUTS $(($(swapouts) - k0))"
-kill "$w"
-finish
+# The host asks 100 times in each of three states of the guest's daemon:
+# running, stopped, killed; then 100 times more under global memory
+# pressure while it reconfigures the guest.  Every request gets exactly one
+# answer of cause request, and the guest's driver agrees.
+test_request_answers() {
+	local cfg_loop p
+	guest_start working-set=on,working-set-bins=5 --timeout 600 || return
+	wait_mark READY 200 || return
+	retry 60 host config 1000,5000,20000,60000 1000 0 >/dev/null ||
+		{ bad "working-set-config: $retry_err"; return; }
+	request_phase balloon_requests_answered_once_with_daemon_running 1 1000
+	wait_mark DAEMON-STOPPED 60 || return
+	request_phase balloon_requests_answered_once_with_daemon_stopped 10
+	wait_mark DAEMON-KILLED 60 || return
+	request_phase balloon_requests_answered_once_with_daemon_killed 10
+	wait_mark PHASE3-DONE 60 || return
+	qmp "{\"execute\":\"balloon\",\"arguments\":{\"value\":$((G_RAM - (192 << 20)))}}" >/dev/null ||
+		{ bad "QMP balloon refused"; return; }
+	wait_mark RECLAIMING 150 || return
+	# a CONFIG every 0.2 s: answers race new bins (-ESTALE) and are retried
+	( for p in $(seq 1 600); do
+		host config $((1000 + p % 2 * 500)),5000,20000,60000 1000 0 >/dev/null 2>&1
+		sleep 0.2
+	done ) &
+	cfg_loop=$!
+	request_phase balloon_requests_answered_once_under_pressure_and_configs 1
+	kill "$cfg_loop" 2>/dev/null
+	wait "$cfg_loop" 2>/dev/null
+	wait_mark SWAPOUTS 60 || return
+	# reclaim went on while the requests were answered
+	[ "${MARK# }" -gt 0 ] 2>/dev/null ||
+		bad "the guest did not reclaim while it answered (swap-outs +${MARK# })"
+	qmp "{\"execute\":\"balloon\",\"arguments\":{\"value\":$G_RAM}}" >/dev/null
+	guest_done 120
+}
+
+run_test balloon_requests_answered_once_guest_agrees \
+	--also balloon_requests_answered_once_with_daemon_running \
+	--also balloon_requests_answered_once_with_daemon_stopped \
+	--also balloon_requests_answered_once_with_daemon_killed \
+	--also balloon_requests_answered_once_under_pressure_and_configs \
+	test_request_answers

@@ -1,6 +1,6 @@
 # shellcheck shell=dash
-# Helpers for the guest side of vmtests/balloon-test.sh (sourced; POSIX sh
-# plus "local", as busybox runs it).
+# Helpers for the guest halves of the balloon tests, tests/balloon/*.sh
+# (sourced; POSIX sh plus "local", as busybox runs it).
 #
 # The host follows the guest through marker lines on the console,
 # "wsr-balloon: WORD [DETAILS]", and the guest follows the host through
@@ -8,7 +8,9 @@
 # failed check prints "FAIL: reason" and exits, which the host reports; a
 # script that passes ends with finish, and the guest then powers off.
 
-fail() { echo "FAIL: $*"; exit 1; }
+# fail, wait_until: the vocabulary every test shares
+# shellcheck source=../testlib.sh
+. /wsr/bin/tests/testlib.sh
 mark() { echo "wsr-balloon: $*"; }
 
 # shellcheck disable=SC2034 # for the scripts
@@ -21,18 +23,6 @@ balloon_dev() {
 		[ "$(cat "$d/device" 2>/dev/null)" = 0x0005 ] && { echo "$d"; return 0; }
 	done
 	return 1
-}
-
-# wait_until SECS CMD...: run CMD every 0.1 s until it succeeds (CMD's
-# arguments are expanded once: poll a function to re-read a value)
-wait_until() {
-	local n=$(($1 * 10))
-	shift
-	until "$@"; do
-		n=$((n - 1))
-		[ "$n" -gt 0 ] || return 1
-		sleep 0.1
-	done
 }
 
 # ws NAME: the balloon's working_set/NAME ($dev must be set)

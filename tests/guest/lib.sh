@@ -1,7 +1,10 @@
 # Helpers for guest tests (sourced).  A test is a shell script that exits
 # 0 when the behaviour it is named after holds; fail() says why it does not.
 
-fail() { echo "FAIL: $*"; exit 1; }
+# fail, wait_until: the vocabulary every test shares (in the guest beside
+# this file)
+# shellcheck source=../testlib.sh
+. "$(dirname "$0")/testlib.sh"
 info() { echo "  $*"; }
 
 # within_pct ACTUAL EXPECTED PCT: |actual - expected| <= expected * pct / 100
