@@ -3,8 +3,8 @@
 # on the patched kernel (kernel-patches/) and the patched QEMU
 # (qemu-patches/), driven over QMP with build/wsr-host, and the checks
 # several tests share.  The tests themselves are tests/balloon/*.sh, each
-# with its guest half and its host half (see tests/balloon/README or
-# vmtests/run-test --help).
+# with its guest half and its host half (vmtests/run-test --help says how
+# one is written).
 #
 # Host and guest meet through marker lines on the guest's console
 # ("wsr-balloon: WORD ...", see tests/balloon/transport-lib.sh) and
