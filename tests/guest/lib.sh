@@ -2,9 +2,10 @@
 # 0 when the behaviour it is named after holds; fail() says why it does not.
 
 # fail, wait_until: the vocabulary every test shares (in the guest beside
-# this file)
+# this file; by its full path, for the balloon tests' guest halves, which
+# source this file from /host)
 # shellcheck source=../testlib.sh
-. "$(dirname "$0")/testlib.sh"
+. /wsr/bin/tests/testlib.sh
 info() { echo "  $*"; }
 
 # within_pct ACTUAL EXPECTED PCT: |actual - expected| <= expected * pct / 100
