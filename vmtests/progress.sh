@@ -73,13 +73,21 @@ _progress_line() {
 	echo "wsr: $name: $line" >&2
 }
 
+# _progress_alive PID: is PID running (not gone, nor a zombie that no one
+# reaps, as under a container's init)?
+_progress_alive() {
+	local state
+	read -r _ _ state _ 2>/dev/null <"/proc/$1/stat" || return 1
+	[ "$state" != Z ]
+}
+
 # _progress_loop PARENT NAME KIND WHERE TOTAL STAMP: runs in the background
 _progress_loop() {
 	local parent=$1 name=$2 kind=$3 where=$4 total=$5 stamp=$6 unit=objects start=$SECONDS i
 	[ "$kind" = objects ] || unit=steps
 	while :; do
 		for ((i = 0; i < WSR_PROGRESS_S; i++)); do
-			if ! kill -0 "$parent" 2>/dev/null; then
+			if ! _progress_alive "$parent"; then
 				rm -f "$stamp"	# progress_stop will not
 				return
 			fi
@@ -96,7 +104,7 @@ progress_start() {
 	_progress_name=$name _progress_kind=$kind _progress_where=$where
 	_progress_clean=0 _progress_t0=$SECONDS
 	_progress_record=$WSR_CACHE/progress/${name// /-}
-	_progress_stamp=$(mktemp) || return 0
+	_progress_stamp=$(mktemp "${TMPDIR:-/tmp}/wsr-progress.XXXXXX") || return 0
 	if [ "$kind" = objects ]; then
 		if [ -z "$(find "$where" -name '*.o' -print -quit 2>/dev/null)" ]; then
 			_progress_clean=1
@@ -107,7 +115,8 @@ progress_start() {
 			esac
 		fi
 	fi
-	# stdout to /dev/null: a caller's $(...) must not wait for the loop
+	# stdout to /dev/null: a caller's $(...) need not wait for the loop
+	# to see that its build script ended
 	_progress_loop $$ "$name" "$kind" "$where" "$total" "$_progress_stamp" >/dev/null &
 	_progress_pid=$!
 }
