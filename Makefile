@@ -201,10 +201,20 @@ lint: setup
 	$(Q)vmtests/lint.sh
 
 # bear records the compiler commands of a build; -B, since a command
-# that does not run is not recorded
+# that does not run is not recorded.  The patched kernel's, if it is
+# built, by the kernel's own script from its .cmd files, into its build
+# folder (the source tree is reset at each build).
 compile-commands: | $(BUILD)
 	$(Q)bear --output $(abspath $(BUILD))/compile_commands.json -- \
 		$(MAKE) --no-print-directory -B all
+	$(call msg,GEN,$(BUILD)/compile_commands.json)
+	$(Q)v=$$(dpkg-query -W -f='$${Version}' linux-source-6.1 2>/dev/null); \
+	b=$(WSR_CACHE)/linux-build-$$v; \
+	if [ -n "$$v" ] && [ -e "$$b/vmlinux" ]; then \
+		python3 $(WSR_CACHE)/linux-src-$$v/scripts/clang-tools/gen_compile_commands.py \
+			-d "$$b" -o "$$b/compile_commands.json" && \
+		printf '  %-8s %s\n' GEN "$$b/compile_commands.json"; \
+	fi
 
 clean:
 	rm -rf $(BUILD)
