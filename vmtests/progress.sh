@@ -61,7 +61,7 @@ _progress_line() {
 	local name=$1 unit=$2 made=$3 total=$4 t=$5 line
 	if [ "$total" -le 0 ]; then
 		line="$made $unit made so far, $(_progress_mmss "$t")"
-	elif [ "$made" -ge "$total" ]; then
+	elif [ "$made" -gt "$total" ]; then
 		# more than a build from clean made last time: a bigger build
 		line="$made $unit (about $total expected), $(_progress_mmss "$t") so far"
 	else
