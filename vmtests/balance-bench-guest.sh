@@ -9,7 +9,7 @@
 #   BENCH-END role=R oom_kill=N pgmajfault=N pswpin=N pswpout=N
 # The roles (issue: four guests, each a different shape):
 #   A  64 MiB hot, 256 MiB cold anon
-#   B  scans a 256 MiB file once, then keeps a 32 MiB file hot
+#   B  scans a 256 MiB file once, then keeps a 32 MiB file hot (read)
 #   C  64 MiB hot, then from SECS/2 256 MiB hot
 #   D  redis-server with about 300 MiB of keys (270,000 of 1,000 bytes),
 #      queried (GET) on the first 10% of the key space by redis-benchmark
@@ -59,7 +59,7 @@ B)
 	dd if=/dev/zero of=/mnt/scan bs=1M count=256 2>/dev/null && sync
 	echo 1 >/proc/sys/vm/drop_caches
 	cat /mnt/scan >/dev/null
-	wsr-workload --type file --file /mnt/hot --hot 32 --cold 0 --period-ms 500 \
+	wsr-workload --type file --file /mnt/hot --hot 32 --cold 0 --read --period-ms 500 \
 		--stats-s 10 | speed &
 	;;
 C)

@@ -31,7 +31,7 @@
 struct opts {
 	long long hot_mib, cold_mib, node, period_ms, reaccess_ms, random_touches;
 	long long warm_mib, warm_period_ms, stats_s;
-	int file;
+	int file, read_only;
 	const char *path, *cgroup, *ready;
 };
 
@@ -44,9 +44,10 @@ static void usage(void)
 	printf("usage: wsr-workload --hot MIB --cold MIB [--type anon|file] [--node N]\n"
 	       "         [--file PATH] [--period-ms MS] [--cgroup DIR] [--ready FILE]\n"
 	       "         [--reaccess-after-ms MS] [--random-touches N]\n"
-	       "         [--warm MIB --warm-period-ms MS] [--stats-s S]\n"
+	       "         [--warm MIB --warm-period-ms MS] [--stats-s S] [--read]\n"
 	       "Touches HOT+COLD MiB once, then only HOT MiB every MS ms (default 100).\n"
 	       "--warm adds MIB between hot and cold, touched every --warm-period-ms.\n"
+	       "--read: the hot passes read each page instead of writing it.\n"
 	       "--stats-s prints \"touches_per_s R late N\" every S s: pages touched per\n"
 	       "second of hot-pass time, and passes that overran the period.\n"
 	       "--type file maps PATH (default /tmp/wsr-workload.<pid>) MAP_SHARED.\n"
@@ -108,6 +109,7 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		{ "warm", required_argument, NULL, 'W' },
 		{ "warm-period-ms", required_argument, NULL, 'P' },
 		{ "stats-s", required_argument, NULL, 's' },
+		{ "read", no_argument, NULL, 'x' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -141,6 +143,9 @@ static void parse_args(int argc, char **argv, struct opts *o)
 			break;
 		case 's':
 			o->stats_s = parse_num("stats-s", optarg, 86400);
+			break;
+		case 'x':
+			o->read_only = 1;
 			break;
 		case 'f':
 			o->path = optarg;
@@ -237,6 +242,20 @@ static void touch(char *p, size_t len)
 
 	for (off = 0; off < len; off += PAGE_STEP)
 		v[off]++;
+}
+
+/*
+ * --read: a read per page keeps it accessed but clean, as a file set that
+ * is served rather than rewritten (a written shared page is written back
+ * and faults again at the next write)
+ */
+static void read_pages(const char *p, size_t len)
+{
+	const volatile char *v = p;
+	size_t off;
+
+	for (off = 0; off < len; off += PAGE_STEP)
+		(void)v[off];
 }
 
 /* Temporary name plus rename: a reader never sees a partial line. */
@@ -389,7 +408,10 @@ int main(int argc, char **argv)
 		if (now_ns() >= next) {
 			unsigned long long t0 = now_ns();
 
-			touch(base, hot);
+			if (o.read_only)
+				read_pages(base, hot);
+			else
+				touch(base, hot);
 			st.pages += hot / PAGE_STEP;
 			st.busy_ns += now_ns() - t0;
 			next += period;
