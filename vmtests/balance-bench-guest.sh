@@ -19,7 +19,7 @@
 role=$1 secs=$2
 export LD_LIBRARY_PATH=/host/lib
 
-vmstat() { awk -v k="$1" '$1 == k { print $2 }' /proc/vmstat; }
+counter() { awk -v k="$1" '$1 == k { print $2 }' /proc/vmstat; }
 t() { echo $(($(date +%s) - start)); }
 # within SECS CMD...: CMD every 0.2 s until it succeeds, at most SECS s
 within() {
@@ -49,7 +49,7 @@ speed() {
 }
 
 start=$(date +%s)
-maj0=$(vmstat pgmajfault) in0=$(vmstat pswpin) out0=$(vmstat pswpout) oom0=$(vmstat oom_kill)
+maj0=$(counter pgmajfault) in0=$(counter pswpin) out0=$(counter pswpout) oom0=$(counter oom_kill)
 echo "BENCH-START role=$role secs=$secs"
 case "$role" in
 A)
@@ -98,8 +98,9 @@ D)
 	fail "unknown role '$role'" ;;
 esac
 while [ "$(t)" -lt "$secs" ]; do sleep 1; done
-echo "BENCH-END role=$role oom_kill=$(($(vmstat oom_kill) - oom0))" \
-	"pgmajfault=$(($(vmstat pgmajfault) - maj0)) pswpin=$(($(vmstat pswpin) - in0))" \
-	"pswpout=$(($(vmstat pswpout) - out0))"
+echo "BENCH-END role=$role oom_kill=$(($(counter oom_kill) - oom0))" \
+	"pgmajfault=$(($(counter pgmajfault) - maj0)) pswpin=$(($(counter pswpin) - in0))" \
+	"pswpout=$(($(counter pswpout) - out0))"
+echo "BENCH-SWAP $(tr -s ' \t' ' ' </proc/swaps | tail -n +2 | tr '\n' ';')"
 killall wsr-workload redis-server 2>/dev/null
 exit 0

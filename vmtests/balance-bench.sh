@@ -154,6 +154,12 @@ plot() {
 		END { flush() }' "$dir/scrape.txt" >"$dir/$vm.dat"
 	done
 	for vm in "${VMS[@]}"; do
+		if [ ! -s "$dir/$vm.dat" ]; then
+			plots+="set title 'guest $vm: no data'
+plot [0:1] -1 notitle
+"
+			continue
+		fi
 		plots+="set title 'guest $vm'
 plot '$dir/$vm.dat' u 1:(0):2 w filledcurves t 'idle <1 s', \
  '' u 1:2:3 w filledcurves t '1-5 s', '' u 1:3:4 w filledcurves t '5-10 s', \
@@ -161,7 +167,7 @@ plot '$dir/$vm.dat' u 1:(0):2 w filledcurves t 'idle <1 s', \
  '' u 1:7 w steps lw 2 lc rgb 'black' t 'target', '' u 1:8 w lines lw 2 lc rgb 'red' t 'actual'
 "
 	done
-	gnuplot <<EOF
+	gnuplot <<EOF || log "gnuplot failed on $dir"
 set terminal pngcairo size 1400,900 font ',10'
 set output '$out/balance-$policy.png'
 set multiplot layout 2,2 title 'wsr-host balance --policy $policy: working set by idle age (stacked), balloon target and actual'
