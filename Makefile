@@ -8,6 +8,7 @@
 ## make lint        make check's lint step alone: shellcheck, checkpatch on both series, their self-tests
 ## make all         build wsr into $(BUILD)/ (the default; builds the patched kernel first, for its BTF)
 ## make setup       install the Debian packages wsr needs (vmtests/setup-host.sh, as root)
+## make compile-commands  $(BUILD)/compile_commands.json for clangd and editors (bear; rebuilds wsr)
 ## make clean       remove $(BUILD)/
 ## make distclean   also remove $(WSR_CACHE): the kernel and QEMU trees and builds (all rebuilt next)
 ## make help        this list
@@ -41,7 +42,7 @@ GUEST_PROGS := $(GUEST)/wsr $(GUEST)/wsr-workload $(GUEST)/kfunc-probe
 GUEST_TESTS := $(wildcard tests/guest/*.sh)
 UNIT_TESTS  := $(patsubst tests/unit/%.c,$(BUILD)/unit/%,$(wildcard tests/unit/*.c))
 
-.PHONY: all setup check check-long bench demo lint clean distclean help FORCE
+.PHONY: all setup check check-long bench demo lint compile-commands clean distclean help FORCE
 .DELETE_ON_ERROR:
 .SECONDARY:
 
@@ -199,6 +200,22 @@ demo: setup
 # that make check's builds unpack
 lint: setup
 	$(Q)vmtests/lint.sh
+
+# bear records the compiler commands of a build; -B, since a command
+# that does not run is not recorded.  The patched kernel's, if it is
+# built, by the kernel's own script from its .cmd files, into its build
+# folder (the source tree is reset at each build).
+compile-commands: | $(BUILD)
+	$(Q)bear --output $(abspath $(BUILD))/compile_commands.json -- \
+		$(MAKE) --no-print-directory -B all
+	$(call msg,GEN,$(BUILD)/compile_commands.json)
+	$(Q)v=$$(dpkg-query -W -f='$${Version}' linux-source-6.1 2>/dev/null); \
+	b=$(WSR_CACHE)/linux-build-$$v; \
+	if [ -n "$$v" ] && [ -e "$$b/vmlinux" ]; then \
+		python3 $(WSR_CACHE)/linux-src-$$v/scripts/clang-tools/gen_compile_commands.py \
+			-d "$$b" -o "$$b/compile_commands.json" && \
+		printf '  %-8s %s\n' GEN "$$b/compile_commands.json"; \
+	fi
 
 clean:
 	rm -rf $(BUILD)

@@ -150,7 +150,7 @@ static void decide_ws(const struct policy_knobs *k, struct policy_state *st,
 		      const struct policy_input *in, struct policy_decision *d)
 {
 	const struct ws_report *r = in->report;
-	__u64 total, free = 0, need, want, base;
+	__u64 total, free = 0, need, want, base, cur;
 	double age;
 
 	if (!r) {
@@ -168,22 +168,35 @@ static void decide_ws(const struct policy_knobs *k, struct policy_state *st,
 	age = in->now_ms - in->report_ms + (double)r->data_age_ms;
 	if (r->reclaim && in->new_report) {
 		/*
-		 * The guest is short now: deflate at once, inflate nothing for
-		 * a while.  Its free memory is at the watermarks, whatever
-		 * stats from before the pressure say: none is subtracted.
+		 * The guest reclaims.  Its free memory is at the watermarks,
+		 * whatever stats from before the pressure say: none is
+		 * subtracted.
 		 */
-		st->hold_until_ms = in->now_ms + (double)k->hold_ms;
 		st->last_reclaim_ms = in->now_ms;
 		d->other = in->actual > total ? in->actual - total : 0;
 		want = d->hot + k->headroom + d->other + k->reclaim_margin;
 		d->want = want;
+		cur = in->target ? in->target : in->actual;
+		/*
+		 * The target leaves room for the memory in use, the headroom
+		 * and the margin: what the guest reclaims has been idle for T
+		 * or more, which is what the balloon is there to take (an
+		 * inflation under way pushes it out).  Inflation goes on:
+		 * holding off here would stop every inflation at the first
+		 * page it evicts.
+		 */
+		if (want <= cur) {
+			keep(d, "reclaim-covered");
+			return;
+		}
+		/* short of memory in use: deflate at once, inflate nothing for a while */
+		st->hold_until_ms = in->now_ms + (double)k->hold_ms;
 		base = max_u64(in->actual, in->target);
 		want = clamp(k, in, max_u64(want, base));
-		if (want >= (in->target ? in->target : in->actual) + POLICY_MIN_CHANGE ||
-		    (in->target && in->target < in->actual))
+		if (want >= cur + POLICY_MIN_CHANGE || (in->target && in->target < in->actual))
 			set(d, want, "deflate-reclaim");
 		else
-			keep(d, "reclaim-covered");
+			keep(d, "hold");
 		return;
 	}
 	d->want = need;

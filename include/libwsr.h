@@ -81,8 +81,10 @@ struct wsr_memcg {
 
 /*
  * @path ("/a/b", "a/b" or "@root/a/b") as a folder below @root: the path
- * is made canonical (one leading slash, no trailing one) and the folder's
- * inode is its id.  No file system check: wsr_memcg_resolve() does that.
+ * is made canonical (one slash before each name, none after the last,
+ * "." left out) and the folder's inode is its id.  ".." is refused
+ * (-EINVAL), as is a path too long for PATH_MAX with @root before it
+ * (-ENAMETOOLONG).  No file system check: wsr_memcg_resolve() does that.
  */
 int wsr_memcg_lookup(const char *root, const char *path, struct wsr_memcg *m,
 		     struct wsr_err *err);

@@ -75,8 +75,10 @@ make -s -C "$tree" O="$build" olddefconfig >/dev/null
 check_config
 
 log "building $variant kernel in $build (incremental; from clean about 8.5 min, debug 12)"
+progress_start "$variant kernel" objects "$build"
 make -s -C "$tree" O="$build" -j"$JOBS" bzImage modules >"$build/make.log" 2>&1 ||
 	{ tail -n 40 "$build/make.log" >&2; die "kernel build failed (log: $build/make.log)"; }
+progress_stop
 
 rm -rf "$out.tmp"
 mkdir -p "$out.tmp"

@@ -69,8 +69,10 @@ if [ ! -e "$build/build.ninja" ]; then
 		{ tail -n 30 "$build/configure.log" >&2; die "qemu configure failed"; }
 fi
 log "building qemu ($variant) in $build (incremental; about 5 min from clean)"
+progress_start "qemu $variant" ninja "$build/make.log"
 ninja -C "$build" -j"$JOBS" "${targets[@]}" >"$build/make.log" 2>&1 ||
 	{ tail -n 40 "$build/make.log" >&2; die "qemu build failed (log: $build/make.log)"; }
+progress_stop
 
 # the binaries and any ROMs of the source; the prebuilt BIOS and option
 # ROMs come from Debian's seabios and qemu-system-data packages, linked

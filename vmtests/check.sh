@@ -126,6 +126,7 @@ done
 
 section "host unit tests"
 run_unit_tests
+"$WSR_ROOT"/vmtests/progress-test.sh 2>&1 | record_lines build-progress
 section "host QMP tests (QEMU working-set device, no guest)"
 "$WSR_ROOT"/vmtests/qmp-test.sh 2>&1 | record_lines host-qmp
 section "lint (shellcheck on every shell file; each project's checkpatch.pl on its series)"

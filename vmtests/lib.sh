@@ -16,13 +16,24 @@ JOBS=${JOBS:-$(($(nproc) + 1))}
 log() { echo "wsr: $*" >&2; }
 die() { echo "wsr: error: $*" >&2; exit 1; }
 
-# hash_inputs FILE... : a short hash of the named files' contents and names
+# progress_start, progress_stop: what a long build shows while it runs
+# shellcheck source=progress.sh
+. "$WSR_ROOT/vmtests/progress.sh"
+
+# hash_inputs FILE... : a short hash of the named files' contents and names.
+# A shell script's progress_start and progress_stop lines (progress.sh)
+# are left out: they only show how far a build is, and adding them must
+# not rebuild a kernel.  A line with more than the call (; & | < > ( ) or
+# a backquote) is hashed as any other.
 hash_inputs() {
 	local f
 	for f in "$@"; do
 		[ -e "$f" ] || continue
 		echo "== ${f##*/}"
-		cat "$f"
+		case "$f" in
+		*.sh) grep -Ev '^[[:space:]]*progress_(start|stop)([[:space:]][^;&|<>()`]*)?$' "$f" || true ;;
+		*) cat "$f" ;;
+		esac
 	done | sha256sum | cut -c1-16
 }
 

@@ -113,10 +113,26 @@ checkpatch_self_tests() {
 		'^FAIL kernel-series-cover-letter-matches-allowlist: patch 1: TRAILING_WHITESPACE \("trailing whitespace"\) is allowed, the letter does not quote it; patch 1: the letter quotes "Alignment should match open parenthesis", no allowed finding says it$'
 }
 
+# every target the Makefile declares phony (FORCE aside) has its line in
+# "make help"
+make_help_lists_every_target() {
+	local t help missing=""
+	help=$(make -s -C "$WSR_ROOT" help)
+	for t in $(sed -n 's/^\.PHONY://p' "$WSR_ROOT/Makefile"); do
+		[ "$t" = FORCE ] || grep -q "^make $t " <<<"$help" || missing+=" $t"
+	done
+	if [ -z "$missing" ]; then
+		echo "PASS make_help_lists_every_target"
+	else
+		echo "FAIL make_help_lists_every_target: not in make help:$missing"
+	fi
+}
+
 {
 	"$WSR_ROOT"/vmtests/shellcheck.sh
 	"$WSR_ROOT"/vmtests/checkpatch.sh
 	shellcheck_self_tests
 	checkpatch_self_tests
+	make_help_lists_every_target
 } | tee "$tmp/out"
 ! grep -q '^FAIL' "$tmp/out"

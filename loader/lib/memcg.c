@@ -58,18 +58,45 @@ __u64 wsr_memory_nodes(void)
 int wsr_memcg_lookup(const char *root, const char *path, struct wsr_memcg *m,
 		     struct wsr_err *err)
 {
-	const char *rel = path;
+	size_t rlen = strlen(root), n = 0, len;
+	const char *p = path, *end;
 	struct stat st;
-	size_t n;
 
-	if (!strncmp(rel, root, strlen(root)))
-		rel += strlen(root);
-	while (*rel == '/')
-		rel++;
-	snprintf(m->rel, sizeof(m->rel), "/%s", rel);
-	n = strlen(m->rel);
-	while (n > 1 && m->rel[n - 1] == '/')
-		m->rel[--n] = 0;
+	/* "@root/a" and "@root" itself, but "@rootx" is no folder of @root */
+	if (!strncmp(p, root, rlen) && (p[rlen] == '/' || !p[rlen]))
+		p += rlen;
+	/* one slash between names; "." and empty names add nothing */
+	for (; *p; p = end) {
+		while (*p == '/')
+			p++;
+		end = strchr(p, '/');
+		if (!end)
+			end = p + strlen(p);
+		len = end - p;
+		if (!len || (len == 1 && *p == '.'))
+			continue;
+		/* a folder outside the cgroup tree would give an id of no cgroup */
+		if (len == 2 && !strncmp(p, "..", 2)) {
+			snprintf(err->msg, sizeof(err->msg),
+				 "memcg '%.4000s': '..' is not allowed (a path below the cgroup root)",
+				 path);
+			return -EINVAL;
+		}
+		if (n + 1 + len + rlen >= sizeof(m->abs)) {
+			snprintf(err->msg, sizeof(err->msg), "memcg '%.200s...': path too long", path);
+			return -ENAMETOOLONG;
+		}
+		m->rel[n++] = '/';
+		memcpy(m->rel + n, p, len);
+		n += len;
+	}
+	if (!n)
+		m->rel[n++] = '/';
+	m->rel[n] = 0;
+	if (rlen + n >= sizeof(m->abs)) {
+		snprintf(err->msg, sizeof(err->msg), "memcg '%.200s...': path too long", path);
+		return -ENAMETOOLONG;
+	}
 	snprintf(m->abs, sizeof(m->abs), "%s%s", root, m->rel);
 	if (stat(m->abs, &st) || !S_ISDIR(st.st_mode)) {
 		snprintf(err->msg, sizeof(err->msg), "memcg '%s' not found (no folder %s)", path,

@@ -228,6 +228,48 @@ static const char *test_hold_off_then_inflation_resumes(void)
 	return NULL;
 }
 
+/*
+ * The balloon's own inflation makes the guest reclaim: a reclaim report
+ * comes with every step while cold memory goes to swap.  As long as the
+ * target leaves room for hot + headroom + other + margin, such a report
+ * neither stops the inflation nor holds it off: the guest still gets down
+ * to its working set, in steps, as without reclaim reports.
+ */
+static const char *test_reclaim_of_cold_memory_does_not_stop_inflation(void)
+{
+	unsigned int mib[5] = { 64, 0, 0, 0, 300 };
+	struct vm v;
+	__u64 want, prev, at;
+	double hold;
+	int i, covered = 0;
+
+	vm_init(&v, POLICY_WORKING_SET);
+	want = 64 * MIB + v.k.headroom + 148 * MIB;
+	for (i = 0; i < 20; i++) {
+		prev = v.in.actual;
+		mib[4] = 300 - (RAM - v.in.actual) / MIB;
+		step(&v, 100000 + i * 2000, 0, mib, 1);
+		CHECK(v.d.action == POLICY_KEEP || v.d.target <= prev,
+		      "request %d: deflated to %llu MiB (%s)", i, v.d.target / MIB, v.d.reason);
+		/* the step evicts cold pages: a reclaim report right after */
+		mib[4] = 300 - (RAM - v.in.actual) / MIB;
+		at = v.in.actual;
+		hold = v.st.hold_until_ms;
+		step(&v, 100000 + i * 2000 + 100, 1, mib, 1);
+		if (at < want + v.k.reclaim_margin)
+			continue;	/* too close to the working set: deflating is right */
+		CHECK(v.d.action == POLICY_KEEP && !strcmp(v.d.reason, "reclaim-covered"),
+		      "reclaim report %d at %llu MiB: %s to %llu MiB", i, at / MIB,
+		      v.d.reason, v.d.target / MIB);
+		CHECK(v.st.hold_until_ms == hold, "reclaim report %d held inflation off", i);
+		covered++;
+	}
+	CHECK(covered >= 2, "only %d reclaim reports while cold memory went", covered);
+	CHECK(v.in.actual <= want + v.k.reclaim_margin + v.k.headroom,
+	      "ended at %llu MiB, working set %llu MiB", v.in.actual / MIB, want / MIB);
+	return NULL;
+}
+
 /* a deflation does not wait for the hold-off, nor for a step */
 static const char *test_growth_deflates_at_once_during_hold(void)
 {
@@ -370,6 +412,8 @@ static const struct unit_test tests[] = {
 	{ "policy_reclaim_deflates_by_headroom_and_margin",
 	  test_reclaim_deflates_by_headroom_and_margin },
 	{ "policy_hold_off_then_inflation_resumes", test_hold_off_then_inflation_resumes },
+	{ "policy_reclaim_of_cold_memory_does_not_stop_inflation",
+	  test_reclaim_of_cold_memory_does_not_stop_inflation },
 	{ "policy_growth_deflates_at_once_during_hold", test_growth_deflates_at_once_during_hold },
 	{ "policy_never_below_floor", test_floor },
 	{ "policy_stale_report_inflates_nothing", test_stale_report_inflates_nothing },

@@ -80,7 +80,8 @@ static __u64 inode_of(const char *root, const char *rel)
 /* "/a/b", "a/b", "ROOT/a/b" and trailing slashes all name one memcg */
 static const char *memcg_paths_are_made_canonical(void)
 {
-	static const char *const forms[] = { "/job/web", "job/web", "/job/web/", "//job/web//" };
+	static const char *const forms[] = { "/job/web", "job/web", "/job/web/", "//job/web//",
+					     "job//web", "./job/./web/." };
 	const char *root = fake_tree();
 	struct wsr_memcg m;
 	struct wsr_err err;
@@ -136,6 +137,70 @@ static const char *memcg_must_be_a_folder(void)
 	return NULL;
 }
 
+/*
+ * ".." could name a folder outside the cgroup tree, whose inode is no
+ * cgroup id: refused, whatever it resolves to
+ */
+static const char *memcg_path_stays_below_the_root(void)
+{
+	static const char *const bad[] = { "..", "/job/../..", "job/..", "/job/../job/web", "../" };
+	const char *root = fake_tree();
+	struct wsr_memcg m;
+	struct wsr_err err;
+	unsigned int i;
+
+	CHECK(root, "cannot make the fake tree");
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		err.msg[0] = 0;
+		CHECK(wsr_memcg_lookup(root, bad[i], &m, &err) == -EINVAL, "accepted '%s'", bad[i]);
+		CHECK(strstr(err.msg, bad[i]) && strstr(err.msg, "'..'"), "'%s': message '%s'",
+		      bad[i], err.msg);
+	}
+	return NULL;
+}
+
+/* the root's own path is cut off only as a whole folder: "ROOTjob" is not "/job" */
+static const char *memcg_root_prefix_is_a_whole_folder(void)
+{
+	const char *root = fake_tree();
+	char path[PATH_MAX];
+	struct wsr_memcg m;
+	struct wsr_err err;
+
+	CHECK(root, "cannot make the fake tree");
+	snprintf(path, sizeof(path), "%sjob", root);
+	err.msg[0] = 0;
+	CHECK(wsr_memcg_lookup(root, path, &m, &err) == -ENOENT, "'%s' gave '%s'", path, m.rel);
+	CHECK(!wsr_memcg_lookup(root, root, &m, &err) && !strcmp(m.rel, "/"),
+	      "the root's own path: '%s' %s", m.rel, err.msg);
+	return NULL;
+}
+
+/* a path longer than a path can be is refused as such, not cut short */
+static const char *memcg_path_too_long_is_refused(void)
+{
+	static char path[PATH_MAX + 8];
+	const char *root = fake_tree();
+	struct wsr_memcg m;
+	struct wsr_err err;
+
+	CHECK(root, "cannot make the fake tree");
+	memset(path, 'a', sizeof(path) - 1);
+	memcpy(path, "job/", 4);
+	err.msg[0] = 0;
+	CHECK(wsr_memcg_lookup(root, path, &m, &err) == -ENAMETOOLONG, "a %zu-byte path accepted",
+	      strlen(path));
+	CHECK(strstr(err.msg, "too long"), "message '%.200s'", err.msg);
+	/* as long as the root leaves room for ("/job/x/x/.../x"): looked up */
+	for (size_t i = 4; i < PATH_MAX - strlen(root) - 2; i++)
+		path[i] = i % 2 ? '/' : 'x';
+	path[PATH_MAX - strlen(root) - 2] = 0;
+	err.msg[0] = 0;
+	CHECK(wsr_memcg_lookup(root, path, &m, &err) == -ENOENT && strstr(err.msg, "not found"),
+	      "the longest path: '%.200s'", err.msg);
+	return NULL;
+}
+
 static const char *write_file(const char *name, const char *text, char *buf, size_t len)
 {
 	FILE *f = fopen(at(name, buf, len), "w");
@@ -164,6 +229,17 @@ static const char *node_list_files(void)
 	CHECK(wsr_node_list(p, &mask, &err) == -EINVAL, "0-16 accepted");
 	CHECK(!strncmp(err.msg, p, strlen(p)) && strstr(err.msg, "node 16"),
 	      "message '%s' names neither the file nor the node", err.msg);
+	/* an empty file is the empty list, a malformed one is refused */
+	CHECK(write_file("empty", "", p, sizeof(p)), "cannot write %s", p);
+	CHECK(!wsr_node_list(p, &mask, &err) && mask == 0, "empty gave %#llx: %s",
+	      (unsigned long long)mask, err.msg);
+	CHECK(write_file("malformed", "0-1,,3\n", p, sizeof(p)), "cannot write %s", p);
+	err.msg[0] = 0;
+	mask = 7;
+	CHECK(wsr_node_list(p, &mask, &err) == -EINVAL, "0-1,,3 accepted as %#llx",
+	      (unsigned long long)mask);
+	CHECK(!strncmp(err.msg, p, strlen(p)) && strstr(err.msg, "malformed"), "message '%s'",
+	      err.msg);
 	return NULL;
 }
 
@@ -238,6 +314,9 @@ static const struct unit_test tests[] = {
 	{ "memcg_paths_are_made_canonical", memcg_paths_are_made_canonical },
 	{ "memcg_root_is_slash", memcg_root_is_slash },
 	{ "memcg_must_be_a_folder", memcg_must_be_a_folder },
+	{ "memcg_path_stays_below_the_root", memcg_path_stays_below_the_root },
+	{ "memcg_root_prefix_is_a_whole_folder", memcg_root_prefix_is_a_whole_folder },
+	{ "memcg_path_too_long_is_refused", memcg_path_too_long_is_refused },
 	{ "node_list_files", node_list_files },
 	{ "age_lines_writes_one_line_per_write", age_lines_writes_one_line_per_write },
 	{ "age_lines_skips_gone_lruvecs_only", age_lines_skips_gone_lruvecs_only },

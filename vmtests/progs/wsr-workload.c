@@ -30,8 +30,8 @@
 
 struct opts {
 	long long hot_mib, cold_mib, node, period_ms, reaccess_ms, random_touches;
-	long long warm_mib, warm_period_ms;
-	int file;
+	long long warm_mib, warm_period_ms, stats_s;
+	int file, read_only;
 	const char *path, *cgroup, *ready;
 };
 
@@ -44,9 +44,12 @@ static void usage(void)
 	printf("usage: wsr-workload --hot MIB --cold MIB [--type anon|file] [--node N]\n"
 	       "         [--file PATH] [--period-ms MS] [--cgroup DIR] [--ready FILE]\n"
 	       "         [--reaccess-after-ms MS] [--random-touches N]\n"
-	       "         [--warm MIB --warm-period-ms MS]\n"
+	       "         [--warm MIB --warm-period-ms MS] [--stats-s S] [--read]\n"
 	       "Touches HOT+COLD MiB once, then only HOT MiB every MS ms (default 100).\n"
 	       "--warm adds MIB between hot and cold, touched every --warm-period-ms.\n"
+	       "--read: the hot passes read each page instead of writing it.\n"
+	       "--stats-s prints \"touches_per_s R late N\" every S s: pages touched per\n"
+	       "second of hot-pass time, and passes that overran the period.\n"
 	       "--type file maps PATH (default /tmp/wsr-workload.<pid>) MAP_SHARED.\n"
 	       "example: wsr-workload --hot 64 --cold 192 --node 1 --ready /tmp/w.ready\n");
 }
@@ -105,6 +108,8 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		{ "random-touches", required_argument, NULL, 'R' },
 		{ "warm", required_argument, NULL, 'W' },
 		{ "warm-period-ms", required_argument, NULL, 'P' },
+		{ "stats-s", required_argument, NULL, 's' },
+		{ "read", no_argument, NULL, 'x' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -136,6 +141,12 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		case 'P':
 			o->warm_period_ms = parse_num("warm-period-ms", optarg, UINT32_MAX);
 			break;
+		case 's':
+			o->stats_s = parse_num("stats-s", optarg, 86400);
+			break;
+		case 'x':
+			o->read_only = 1;
+			break;
 		case 'f':
 			o->path = optarg;
 			break;
@@ -165,6 +176,8 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		fail(2, "--hot and --cold are both 0: nothing to allocate");
 	if (!o->period_ms)
 		fail(2, "--period-ms must be at least 1");
+	if (!o->stats_s)
+		fail(2, "--stats-s must be at least 1");
 	if ((o->warm_mib > 0) != (o->warm_period_ms > 0))
 		fail(2, "--warm and --warm-period-ms go together, both above 0");
 	if (o->path && !o->file)
@@ -231,6 +244,20 @@ static void touch(char *p, size_t len)
 		v[off]++;
 }
 
+/*
+ * --read: a read per page keeps it accessed but clean, as a file set that
+ * is served rather than rewritten (a written shared page is written back
+ * and faults again at the next write)
+ */
+static void read_pages(const char *p, size_t len)
+{
+	const volatile char *v = p;
+	size_t off;
+
+	for (off = 0; off < len; off += PAGE_STEP)
+		(void)v[off];
+}
+
 /* Temporary name plus rename: a reader never sees a partial line. */
 static void announce(const char *ready, const char *suffix, const char *word)
 {
@@ -288,6 +315,23 @@ static void random_touches(char *base, size_t len, long long n)
 	printf("touches_per_s %.0f\n", n * 1e9 / (dt ? dt : 1));
 }
 
+/*
+ * --stats-s: the hot passes' speed, pages per second of time spent in
+ * them rather than of wall time, so that a pass slowed by major faults
+ * shows and the sleeps between passes do not
+ */
+struct pass_stats {
+	unsigned long long pages, busy_ns, late, next;
+};
+
+static void print_stats(struct pass_stats *st)
+{
+	printf("touches_per_s %.0f late %llu\n",
+	       st->busy_ns ? st->pages * 1e9 / st->busy_ns : 0.0, st->late);
+	fflush(stdout);
+	st->pages = st->busy_ns = st->late = 0;
+}
+
 /* unlink() and _exit() are async-signal-safe, so finish right here. */
 static void on_signal(int sig)
 {
@@ -301,9 +345,10 @@ int main(int argc, char **argv)
 {
 	struct opts o = { .hot_mib = UNSET, .cold_mib = UNSET, .node = UNSET,
 			  .period_ms = 100, .reaccess_ms = UNSET, .random_touches = UNSET,
-			  .warm_mib = 0, .warm_period_ms = 0 };
+			  .warm_mib = 0, .warm_period_ms = 0, .stats_s = UNSET };
 	struct sigaction sa = { .sa_handler = on_signal };
 	unsigned long long period, next, reaccess_at = ULLONG_MAX, warm_next = ULLONG_MAX;
+	struct pass_stats st = { .next = ULLONG_MAX };
 	size_t hot, warm, len;
 	int fd = -1;
 	char *base;
@@ -345,6 +390,8 @@ int main(int argc, char **argv)
 		reaccess_at = now_ns() + o.reaccess_ms * NSEC_PER_MS;
 	if (warm)
 		warm_next = now_ns() + o.warm_period_ms * NSEC_PER_MS;
+	if (o.stats_s != UNSET)
+		st.next = now_ns() + o.stats_s * 1000 * NSEC_PER_MS;
 	for (;;) {
 		unsigned long long wake = next < reaccess_at ? next : reaccess_at;
 
@@ -359,11 +406,24 @@ int main(int argc, char **argv)
 			reaccess_at = ULLONG_MAX;
 		}
 		if (now_ns() >= next) {
-			touch(base, hot);
+			unsigned long long t0 = now_ns();
+
+			if (o.read_only)
+				read_pages(base, hot);
+			else
+				touch(base, hot);
+			st.pages += hot / PAGE_STEP;
+			st.busy_ns += now_ns() - t0;
 			next += period;
 			/* After a pass slower than the period, restart the beat. */
-			if (next < now_ns())
+			if (next < now_ns()) {
 				next = now_ns() + period;
+				st.late++;
+			}
+		}
+		if (now_ns() >= st.next) {
+			print_stats(&st);
+			st.next += o.stats_s * 1000 * NSEC_PER_MS;
 		}
 	}
 }
