@@ -121,11 +121,7 @@ make_help_lists_every_target() {
 	for t in $(sed -n 's/^\.PHONY://p' "$WSR_ROOT/Makefile"); do
 		[ "$t" = FORCE ] || grep -q "^make $t " <<<"$help" || missing+=" $t"
 	done
-	if [ -z "$missing" ]; then
-		echo "PASS make_help_lists_every_target"
-	else
-		echo "FAIL make_help_lists_every_target: not in make help:$missing"
-	fi
+	verdict make_help_lists_every_target "${missing:+not in make help:$missing}"
 }
 
 {

@@ -7,18 +7,12 @@
 # Prints "PASS name" or "FAIL name: reason"; exits non-zero on any FAIL.
 set -u
 . "$(dirname "$0")/lib.sh"
+# verdict: the vocabulary every test shares
+# shellcheck source=../tests/testlib.sh
+. "$WSR_ROOT/tests/testlib.sh"
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-
-# verdict NAME REASON: PASS without a reason, else FAIL
-verdict() {
-	if [ -z "$2" ]; then
-		echo "PASS $1"
-	else
-		echo "FAIL $1: $2"
-	fi
-}
 
 # expect_lines OUT REGEX...: the first REGEX that no line of OUT matches
 expect_lines() {
