@@ -21,23 +21,13 @@ export LD_LIBRARY_PATH=/host/lib
 
 counter() { awk -v k="$1" '$1 == k { print $2 }' /proc/vmstat; }
 t() { echo $(($(date +%s) - start)); }
-# within SECS CMD...: CMD every 0.2 s until it succeeds, at most SECS s
-within() {
-	local n=$(($1 * 5))
-	shift
-	until "$@"; do
-		n=$((n - 1))
-		[ "$n" -gt 0 ] || return 1
-		sleep 0.2
-	done
-}
 
 # swap on the disk instead of zram
 swapoff /dev/zram0
 { mkswap /dev/vdb >/dev/null && swapon /dev/vdb; } || fail "no swap on /dev/vdb"
 echo 0x0003 >/sys/kernel/mm/lru_gen/enabled
 wsr daemon 2>/tmp/daemon.log &
-within 60 grep -q "serving the balloon" /tmp/daemon.log ||
+wait_until 60 grep -q "serving the balloon" /tmp/daemon.log ||
 	fail "the daemon does not serve the balloon: $(tr '\n' ' ' </tmp/daemon.log)"
 
 # speed: the workload's --stats-s lines as BENCH lines
@@ -73,7 +63,7 @@ D)
 	# a unix socket: the test kernels have no TCP/IP (no CONFIG_INET)
 	redis-server --port 0 --unixsocket /tmp/redis.sock --save '' --appendonly no \
 		--daemonize no >/tmp/redis.log 2>&1 &
-	within 60 rcli ping >/dev/null ||
+	wait_until 60 rcli ping >/dev/null ||
 		fail "redis-server did not start: $(tr '\n' ' ' </tmp/redis.log)"
 	# the values built inside redis: 300 MiB through a pipe is minutes
 	# under TCG
