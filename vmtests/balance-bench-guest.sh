@@ -6,7 +6,8 @@
 # costs I/O.  Prints on the console, for the host to parse:
 #   BENCH t=S role=R touches_per_s=N late=N    a workload's speed, every 10 s
 #   BENCH t=S role=D rps=N p99_ms=X misses=N   a redis-benchmark window
-#   BENCH-END role=R oom_kill=N pgmajfault=N pswpin=N pswpout=N
+#   BENCH-END role=R oom_kill=N pgmajfault=N refault_anon=N refault_file=N killed=N
+#   BENCH-SWAP <the lines of /proc/swaps>
 # The roles (issue: four guests, each a different shape):
 #   A  64 MiB hot, 256 MiB cold anon
 #   B  scans a 256 MiB file once, then keeps a 32 MiB file hot (read)
@@ -19,7 +20,8 @@
 role=$1 secs=$2
 export LD_LIBRARY_PATH=/host/lib
 
-counter() { awk -v k="$1" '$1 == k { print $2 }' /proc/vmstat; }
+# memcg_count FILE KEY: a memcg counter
+memcg_count() { awk -v k="$2" '$1 == k { print $2 }' "$cg/$1"; }
 t() { echo $(($(date +%s) - start)); }
 
 # swap on the disk instead of zram
@@ -38,8 +40,12 @@ speed() {
 	done
 }
 
+# The workload in its own memcg, whose memory.stat and memory.events
+# count its major faults, refaults and OOM kills: the test kernels have
+# no CONFIG_VM_EVENT_COUNTERS, so /proc/vmstat has none of them
+cg=$(make_memcg bench)
+echo $$ >"$cg/cgroup.procs" || fail "cannot join $cg"
 start=$(date +%s)
-maj0=$(counter pgmajfault) in0=$(counter pswpin) out0=$(counter pswpout) oom0=$(counter oom_kill)
 echo "BENCH-START role=$role secs=$secs"
 case "$role" in
 A)
@@ -88,9 +94,11 @@ D)
 	fail "unknown role '$role'" ;;
 esac
 while [ "$(t)" -lt "$secs" ]; do sleep 1; done
-echo "BENCH-END role=$role oom_kill=$(($(counter oom_kill) - oom0))" \
-	"pgmajfault=$(($(counter pgmajfault) - maj0)) pswpin=$(($(counter pswpin) - in0))" \
-	"pswpout=$(($(counter pswpout) - out0))"
+echo "BENCH-END role=$role oom_kill=$(memcg_count memory.events oom_kill)" \
+	"pgmajfault=$(memcg_count memory.stat pgmajfault)" \
+	"refault_anon=$(memcg_count memory.stat workingset_refault_anon)" \
+	"refault_file=$(memcg_count memory.stat workingset_refault_file)" \
+	"killed=$(dmesg | grep -c 'Killed process')"
 echo "BENCH-SWAP $(tr -s ' \t' ' ' </proc/swaps | tail -n +2 | tr '\n' ';')"
 killall wsr-workload redis-server 2>/dev/null
 exit 0

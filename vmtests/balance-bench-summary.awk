@@ -32,7 +32,7 @@ END {
 	for (i in tk) base[tk[i]] = ("none", tk[i]) in v ? med(v["none", tk[i]]) : 0
 	base_rec = ("available", "reclaimed_mib") in v ? med(v["available", "reclaimed_mib"]) : 0
 	base_held = ("none", "held_mean_mib") in v ? med(v["none", "held_mean_mib"]) : 0
-	print "| policy | runs | held, mean MiB | held / none's | held, peak MiB | reclaimed MiB | reclaimed / available's | OOM kills | A | B | C | redis rps | redis p99 ms | major faults | swap-ins |"
+	print "| policy | runs | held, mean MiB | held / none's | held, peak MiB | reclaimed MiB | reclaimed / available's | OOM kills | A | B | C | redis rps | redis p99 ms | major faults | anon refaults |"
 	print "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 	for (i = 1; i <= np; i++) {
 		p = order[i]
@@ -40,11 +40,11 @@ END {
 		hrel = base_held > 0 ? sprintf("%.2f", med(v[p, "held_mean_mib"]) / base_held) : "-"
 		printf "| %s | %d | %s | %s | %s | %s | %s | %s |", p, runs[p],
 			cell(p, "held_mean_mib", 1, "%.0f"), hrel, cell(p, "held_peak_mib", 1, "%.0f"),
-			cell(p, "reclaimed_mib", 1, "%.0f"), rel, cell(p, "oom_kill", 1, "%d")
+			cell(p, "reclaimed_mib", 1, "%.0f"), rel, cell(p, "killed", 1, "%d")
 		for (j = 1; j <= 4; j++)
 			printf " %s |", cell(p, tk[j], base[tk[j]], "%.2f")
 		printf " %s | %s | %s |\n", cell(p, "p99_ms", 1, "%.1f"),
-			cell(p, "pgmajfault", 1, "%d"), cell(p, "pswpin", 1, "%d")
+			cell(p, "pgmajfault", 1, "%d"), cell(p, "refault_anon", 1, "%d")
 	}
 	print ""
 	print "A, B, C: touches per second of hot-pass time, and redis rps: relative to the median under none; from each guest's second minute on."

@@ -120,7 +120,8 @@ summarize_run() {
 				}
 			printf "rps=%.0f p99_ms=%s misses=%d ", rps / np, p99[int((np + 1) / 2)], misses
 		}
-		printf "oom_kill=%d pgmajfault=%d pswpin=%d ends=%d ", e["oom_kill"], e["pgmajfault"], e["pswpin"], ends
+		printf "oom_kill=%d killed=%d pgmajfault=%d refault_anon=%d refault_file=%d ends=%d ",
+			e["oom_kill"], e["killed"], e["pgmajfault"], e["refault_anon"], e["refault_file"], ends
 	}'
 	# memory held: the sum over the four guests of balloon actual, every
 	# scrape while all four report
