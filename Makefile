@@ -142,6 +142,11 @@ $(BUILD)/unit/test_cli: tests/unit/test_cli.c tests/unit/unit.h $(GUEST)/wsr | $
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) -DWSR_BIN='"$(abspath $(GUEST)/wsr)"' -o $@ $<
 
+# "wsr metrics"' exposition (libwsr), checked by promtool too
+$(BUILD)/unit/test_metrics: tests/unit/test_metrics.c $(LIBWSR) $(wildcard loader/*.h include/*.h tests/unit/*.h) | $(BUILD)/unit
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $(INCLUDES) -DWSR_SRC_ROOT=\"$(CURDIR)\" -o $@ $< $(LIBWSR) $(LIBS)
+
 # wsr-host's QMP messages: host/qmp.c and loader/parse.c with json-c, not
 # the loader files the other unit tests link
 $(BUILD)/unit/test_host_qmp: tests/unit/test_host_qmp.c host/qmp.c host/qmp.h host/policy.h loader/parse.c \
@@ -162,7 +167,7 @@ $(BUILD)/unit/test_host_balance: tests/unit/test_host_balance.c $(BALANCE_SRCS) 
 # wsr-host balance's exposition text: host/metrics.c (libmicrohttpd linked,
 # not started)
 $(BUILD)/unit/test_host_metrics: tests/unit/test_host_metrics.c host/metrics.c host/metrics.h \
-		host/policy.h loader/prom.c loader/prom.h tests/unit/unit.h | $(BUILD)/unit
+		host/policy.h loader/prom.c loader/prom.h tests/unit/unit.h tests/unit/promtool.h | $(BUILD)/unit
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) -Iinclude -Iloader -Ihost $(MHD_CFLAGS) -DWSR_SRC_ROOT=\"$(CURDIR)\" -o $@ $< \
 		host/metrics.c loader/prom.c $(MHD_LIBS)
