@@ -118,14 +118,10 @@ static int write_atomic(const char *path, const struct wsr_metrics_entry *e, siz
 	FILE *f;
 
 	base = base ? base + 1 : path;
-	if (!*base) {
-		err_msg("--output %s: a file name, not a folder", path);
-		return 2;
-	}
 	if (snprintf(tmp, sizeof(tmp), "%.*s.%s.XXXXXX", (int)(base - path), path, base) >=
 	    (int)sizeof(tmp)) {
 		err_msg("--output %s: path too long", path);
-		return 2;
+		return 1;
 	}
 	fd = mkstemp(tmp);
 	if (fd < 0) {
@@ -200,6 +196,10 @@ int cmd_metrics(int argc, char **argv)
 	}
 	if (!cmd_args(argc, argv, 0, NULL))
 		goto out;
+	if (output && (!*output || output[strlen(output) - 1] == '/')) {
+		err_msg("--output '%s': a file name, not a folder", output);
+		goto out;
+	}
 	ret = 1;
 	if (wsr_pins_open(&p, pin_dir, &err)) {
 		err_msg("%s", err.msg);
