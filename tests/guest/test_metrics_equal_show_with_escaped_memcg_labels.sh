@@ -88,12 +88,12 @@ samples_close /tmp/gm.want /tmp/gm.got >/tmp/gm.diff || fail "/$name: $(head -n 
 show_samples /tmp/root.show >/tmp/root.want
 prom_samples / >/tmp/root.got
 samples_close /tmp/root.want /tmp/root.got >/tmp/root.diff || fail "node level: $(head -n 3 /tmp/root.diff)"
-[ "$(awk '{ s += $4 } END { print s > 0 }' /tmp/root.got)" = 1 ] || fail "the node level has no pages"
+[ "$(awk '{ s += $4 } END { print (s > 0) }' /tmp/root.got)" = 1 ] || fail "the node level has no pages"
 
 # each series once though / and /$name were named twice; no other memcg
 dup=$(grep -v '^#' /tmp/gm.prom | cut -d' ' -f1 | sort | uniq -d | head -n 1)
 [ -z "$dup" ] || fail "a series twice: $dup"
-labels=$(grep -o '^wsr_reports_total{memcg="[^,]*,' /tmp/gm.prom | sort -u | wc -l)
+labels=$(grep -o '^wsr_reports_total{memcg="[^,]*,node="[0-9]*"' /tmp/gm.prom | sort -u | wc -l)
 [ "$labels" = 4 ] || fail "wsr_reports_total has $labels series, not 2 memcgs x 2 nodes"
 grep -q 'memcg="/gm-unconfigured"' /tmp/gm.prom && fail "an unconfigured memcg is shown"
 grep -qxF "wsr_reports_total{memcg=\"$esc\",node=\"0\",cause=\"reclaim\"} 1" /tmp/gm.prom ||
