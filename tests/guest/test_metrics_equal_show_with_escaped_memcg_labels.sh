@@ -73,7 +73,7 @@ while read -r n; do
 	grep "^$n " /tmp/gm.want >/tmp/gm.want.n
 	grep "^$n " /tmp/gm.got >/tmp/gm.got.n
 	cmp -s /tmp/gm.want.n /tmp/gm.got.n ||
-		fail "node $n of /$name: metrics $(paste -sd, /tmp/gm.got.n), show $(paste -sd, /tmp/gm.want.n)"
+		fail "node $n of /$name: metrics $(paste -sd';' /tmp/gm.got.n), show $(paste -sd';' /tmp/gm.want.n)"
 done </tmp/gm.reported
 [ "$(awk '$4 > 0' /tmp/gm.got | wc -l)" -gt 0 ] || fail "/$name's samples are all 0"
 # samples_close WANT GOT: the same series, values within 4 MiB (what
