@@ -79,9 +79,9 @@ $(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
 	$(Q)$(BPFTOOL) gen skeleton $< >$@
 
 # libwsr (include/libwsr.h): pins, memcgs, refresh, histograms, knobs,
-# watch, and the text formats of parse.c and pindir.c, which wsr-host
-# compiles on its own.  The CLI, the daemon and the unit tests link it.
-LIBWSR_SRCS := $(wildcard loader/lib/*.c) loader/parse.c loader/pindir.c
+# watch, metrics, and the text formats of parse.c, pindir.c and prom.c
+# (parse.c and prom.c wsr-host compiles on its own).  The CLI, the daemon and the unit tests link it.
+LIBWSR_SRCS := $(wildcard loader/lib/*.c) loader/parse.c loader/pindir.c loader/prom.c
 LIBWSR_OBJS := $(patsubst loader/%.c,$(BUILD)/libwsr/%.o,$(LIBWSR_SRCS))
 LIBWSR      := $(BUILD)/libwsr.a
 CLI_SRCS    := $(filter-out $(LIBWSR_SRCS),$(wildcard loader/*.c))
@@ -103,14 +103,15 @@ $(GUEST)/wsr: $(CLI_SRCS) $(LIBWSR) $(BUILD)/wsr.skel.h $(wildcard loader/*.h in
 
 # the host-side QMP tool: QMP's JSON by json-c (libjson-c-dev), numbers
 # and intervals by the loader's parsers, balance's metrics served by
-# libmicrohttpd (libmicrohttpd-dev)
+# libmicrohttpd (libmicrohttpd-dev), its exposition's pieces by
+# loader/prom.c, shared with "wsr metrics"
 JSONC_CFLAGS = $(shell pkg-config --cflags json-c)
 JSONC_LIBS   = $(shell pkg-config --libs json-c)
 MHD_CFLAGS   = $(shell pkg-config --cflags libmicrohttpd)
 MHD_LIBS     = $(shell pkg-config --libs libmicrohttpd)
 HOST_SRCS := host/wsr-host.c host/client.c host/qmp.c host/policy.c host/balance.c \
-	host/balance-args.c host/metrics.c loader/parse.c
-$(BUILD)/wsr-host: $(HOST_SRCS) $(wildcard host/*.h) loader/parse.h include/wsr.h | $(BUILD)
+	host/balance-args.c host/metrics.c loader/parse.c loader/prom.c
+$(BUILD)/wsr-host: $(HOST_SRCS) $(wildcard host/*.h) loader/parse.h loader/prom.h include/wsr.h | $(BUILD)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) -Iinclude -Iloader $(JSONC_CFLAGS) $(MHD_CFLAGS) -o $@ $(HOST_SRCS) \
 		$(JSONC_LIBS) $(MHD_LIBS)
@@ -142,6 +143,11 @@ $(BUILD)/unit/test_cli: tests/unit/test_cli.c tests/unit/unit.h $(GUEST)/wsr | $
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) -DWSR_BIN='"$(abspath $(GUEST)/wsr)"' -o $@ $<
 
+# "wsr metrics"' exposition (libwsr), checked by promtool too
+$(BUILD)/unit/test_metrics: tests/unit/test_metrics.c $(LIBWSR) $(wildcard loader/*.h include/*.h tests/unit/*.h) | $(BUILD)/unit
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $(INCLUDES) -DWSR_SRC_ROOT=\"$(CURDIR)\" -o $@ $< $(LIBWSR) $(LIBS)
+
 # wsr-host's QMP messages: host/qmp.c and loader/parse.c with json-c, not
 # the loader files the other unit tests link
 $(BUILD)/unit/test_host_qmp: tests/unit/test_host_qmp.c host/qmp.c host/qmp.h host/policy.h loader/parse.c \
@@ -152,9 +158,9 @@ $(BUILD)/unit/test_host_qmp: tests/unit/test_host_qmp.c host/qmp.c host/qmp.h ho
 
 # wsr-host balance's loop against two fake QEMUs (the test serves QMP)
 BALANCE_SRCS := host/balance.c host/balance-args.c host/client.c host/qmp.c host/policy.c \
-	host/metrics.c loader/parse.c
+	host/metrics.c loader/parse.c loader/prom.c
 $(BUILD)/unit/test_host_balance: tests/unit/test_host_balance.c $(BALANCE_SRCS) $(wildcard host/*.h) \
-		loader/parse.h include/wsr.h tests/unit/unit.h | $(BUILD)/unit
+		loader/parse.h loader/prom.h include/wsr.h tests/unit/unit.h | $(BUILD)/unit
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) -Iinclude -Iloader -Ihost $(JSONC_CFLAGS) $(MHD_CFLAGS) -o $@ $< \
 		$(BALANCE_SRCS) $(JSONC_LIBS) $(MHD_LIBS)
@@ -162,10 +168,10 @@ $(BUILD)/unit/test_host_balance: tests/unit/test_host_balance.c $(BALANCE_SRCS) 
 # wsr-host balance's exposition text: host/metrics.c (libmicrohttpd linked,
 # not started)
 $(BUILD)/unit/test_host_metrics: tests/unit/test_host_metrics.c host/metrics.c host/metrics.h \
-		host/policy.h tests/unit/unit.h | $(BUILD)/unit
+		host/policy.h loader/prom.c loader/prom.h tests/unit/unit.h tests/unit/promtool.h | $(BUILD)/unit
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) -Iinclude -Ihost $(MHD_CFLAGS) -DWSR_SRC_ROOT=\"$(CURDIR)\" -o $@ $< \
-		host/metrics.c $(MHD_LIBS)
+	$(Q)$(CC) $(CFLAGS) -Iinclude -Iloader -Ihost $(MHD_CFLAGS) -DWSR_SRC_ROOT=\"$(CURDIR)\" -o $@ $< \
+		host/metrics.c loader/prom.c $(MHD_LIBS)
 
 # wsr-host balance's decisions: host/policy.c alone (pure, no json-c)
 $(BUILD)/unit/test_host_policy: tests/unit/test_host_policy.c host/policy.c host/policy.h \

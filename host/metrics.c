@@ -7,32 +7,13 @@
 #include <string.h>
 #include <microhttpd.h>
 #include "metrics.h"
-
-#define CATCH_ALL 9223372036854775807ULL
-
-/* a label value with the exposition format's escapes: \\, \" and \n */
-static void label(FILE *f, const char *s)
-{
-	for (; *s; s++) {
-		if (*s == '\\' || *s == '"')
-			fprintf(f, "\\%c", *s);
-		else if (*s == '\n')
-			fputs("\\n", f);
-		else
-			fputc(*s, f);
-	}
-}
-
-static void head(FILE *f, const char *name, const char *type, const char *help)
-{
-	fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
-}
+#include "prom.h"
 
 /* one sample of @name for VM @v with no other label */
 static void vm_sample(FILE *f, const char *name, const struct metrics_vm *v, double value)
 {
 	fprintf(f, "%s{vm=\"", name);
-	label(f, v->name);
+	wsr_prom_label_value(f, v->name);
 	fprintf(f, "\"} %.17g\n", value);
 }
 
@@ -47,15 +28,8 @@ static void bins(FILE *f, const struct metrics_vm *v)
 			for (t = 0; t < 2; t++) {
 				const struct ws_bin *bin = &r->nodes[n].bins[b];
 
-				fputs("wsr_working_set_bytes{vm=\"", f);
-				label(f, v->name);
-				fprintf(f, "\",node=\"%u\",type=\"%s\",idle_le_ms=\"", r->nodes[n].id,
-					t ? "file" : "anon");
-				if (bin->idle_le_ms >= CATCH_ALL)
-					fputs("+Inf", f);
-				else
-					fprintf(f, "%llu", (unsigned long long)bin->idle_le_ms);
-				fprintf(f, "\"} %llu\n", (unsigned long long)(t ? bin->file : bin->anon));
+				wsr_prom_ws_sample(f, "vm", v->name, r->nodes[n].id, t,
+						   bin->idle_le_ms, t ? bin->file : bin->anon);
 			}
 }
 
@@ -68,52 +42,54 @@ char *metrics_text(const struct metrics_vm *vms, unsigned int n)
 
 	if (!f)
 		return NULL;
-	head(f, "wsr_up", "gauge", "1 while wsr-host balance is connected to the VM's QMP socket.");
+	wsr_prom_head(f, "wsr_up", "gauge",
+		      "1 while wsr-host balance is connected to the VM's QMP socket.");
 	for (i = 0; i < n; i++)
 		vm_sample(f, "wsr_up", &vms[i], vms[i].up);
-	head(f, "wsr_working_set_bytes", "gauge",
-	     "Bytes of the VM's memory idle for at most idle_le_ms (and more than the bin "
-	     "before), per NUMA node and type, from its latest working-set report.");
+	wsr_prom_head(f, "wsr_working_set_bytes", "gauge",
+		      "Bytes of the VM's memory idle for at most idle_le_ms (and more than the bin "
+		      "before), per NUMA node and type, from its latest working-set report.");
 	for (i = 0; i < n; i++)
 		if (vms[i].report)
 			bins(f, &vms[i]);
-	head(f, "wsr_report_age_seconds", "gauge",
-	     "Seconds since the latest working-set report arrived.");
+	wsr_prom_head(f, "wsr_report_age_seconds", "gauge",
+		      "Seconds since the latest working-set report arrived.");
 	for (i = 0; i < n; i++)
 		if (vms[i].report)
 			vm_sample(f, "wsr_report_age_seconds", &vms[i], vms[i].report_age_s);
-	head(f, "wsr_report_data_age_seconds", "gauge",
-	     "The latest report's data age: how long before it was sent its data was collected.");
+	wsr_prom_head(f, "wsr_report_data_age_seconds", "gauge",
+		      "The latest report's data age: how long before it was sent its data was collected.");
 	for (i = 0; i < n; i++)
 		if (vms[i].report)
 			vm_sample(f, "wsr_report_data_age_seconds", &vms[i],
 				  vms[i].report->data_age_ms / 1e3);
-	head(f, "wsr_reports_total", "counter",
-	     "Working-set reports received, by cause: request (asked by the host) or "
-	     "reclaim (sent by the guest under memory pressure).");
+	wsr_prom_head(f, "wsr_reports_total", "counter",
+		      "Working-set reports received, by cause: request (asked by the host) or "
+		      "reclaim (sent by the guest under memory pressure).");
 	for (i = 0; i < n; i++)
 		for (c = 0; c < 2; c++) {
 			fputs("wsr_reports_total{vm=\"", f);
-			label(f, vms[i].name);
+			wsr_prom_label_value(f, vms[i].name);
 			fprintf(f, "\",cause=\"%s\"} %llu\n", c ? "reclaim" : "request",
 				vms[i].reports[c]);
 		}
-	head(f, "wsr_balloon_target_bytes", "gauge",
-	     "The guest memory size last set with QMP balloon (RAM minus the balloon).");
+	wsr_prom_head(f, "wsr_balloon_target_bytes", "gauge",
+		      "The guest memory size last set with QMP balloon (RAM minus the balloon).");
 	for (i = 0; i < n; i++)
 		if (vms[i].target)
 			vm_sample(f, "wsr_balloon_target_bytes", &vms[i], vms[i].target);
-	head(f, "wsr_balloon_actual_bytes", "gauge",
-	     "The guest memory size now, QMP query-balloon's actual (RAM minus the balloon).");
+	wsr_prom_head(f, "wsr_balloon_actual_bytes", "gauge",
+		      "The guest memory size now, QMP query-balloon's actual (RAM minus the balloon).");
 	for (i = 0; i < n; i++)
 		if (vms[i].actual)
 			vm_sample(f, "wsr_balloon_actual_bytes", &vms[i], vms[i].actual);
-	head(f, "wsr_guest_ram_bytes", "gauge", "The VM's RAM (QMP query-memory-size-summary).");
+	wsr_prom_head(f, "wsr_guest_ram_bytes", "gauge",
+		      "The VM's RAM (QMP query-memory-size-summary).");
 	for (i = 0; i < n; i++)
 		if (vms[i].ram)
 			vm_sample(f, "wsr_guest_ram_bytes", &vms[i], vms[i].ram);
-	head(f, "wsr_balance_decisions_total", "counter",
-	     "Balloon targets set by wsr-host balance's policy.");
+	wsr_prom_head(f, "wsr_balance_decisions_total", "counter",
+		      "Balloon targets set by wsr-host balance's policy.");
 	for (i = 0; i < n; i++)
 		vm_sample(f, "wsr_balance_decisions_total", &vms[i], vms[i].decisions);
 	if (fclose(f)) {

@@ -9,8 +9,9 @@
  * Functions return 0 or a negative errno; where the cause needs words,
  * they also fill a struct wsr_err (parse.h) with a message for the user.
  * They never print and never exit: what to tell whom is the caller's.
- * The knob and histogram text formats (parse.h) and the pin folder check
- * (pindir.h) are part of the library.
+ * The knob and histogram text formats (parse.h), the pin folder check
+ * (pindir.h) and the Prometheus exposition's pieces (prom.h) are part of
+ * the library.
  */
 #ifndef __LIBWSR_H
 #define __LIBWSR_H
@@ -22,6 +23,7 @@
 #include "wsr.h"
 #include "parse.h"
 #include "pindir.h"
+#include "prom.h"
 
 #define WSR_PIN_DIR		"/sys/fs/bpf/wsr"
 #define WSR_CGROUP_ROOT		"/sys/fs/cgroup"
@@ -92,6 +94,16 @@ int wsr_memcg_lookup(const char *root, const char *path, struct wsr_memcg *m,
 /* wsr_memcg_lookup() below WSR_CGROUP_ROOT, which must be a cgroup2 mount */
 int wsr_memcg_resolve(const char *path, struct wsr_memcg *m, struct wsr_err *err);
 
+/*
+ * The paths (below @root, "/" for @root itself; sorted, malloc()ed, free
+ * them with wsr_free_paths()) of the memcgs in @root's tree whose id is
+ * one of @ids (@nr of them, in any order).  Ids of memcgs that went are
+ * left out.
+ */
+int wsr_memcg_paths(const char *root, const __u64 *ids, size_t nr, char ***paths,
+		    size_t *nr_paths, struct wsr_err *err);
+void wsr_free_paths(char **paths, size_t nr);
+
 /* ---- refresh: aging through lru_gen (libwsr-refresh.c) ---------------------- */
 
 /*
@@ -148,8 +160,38 @@ void wsr_read_reaccess(const struct wsr_pins *p, const struct wsr_memcg *m, __u6
 int wsr_set_knob(const struct wsr_pins *p, const struct wsr_memcg *m, __u64 nodes,
 		 int node, enum wsr_knob knob, const char *value, struct wsr_err *err);
 
+/*
+ * The memcg ids that have a configuration on some node (each once,
+ * sorted), malloc()ed into *@ids (free() it).
+ */
+int wsr_configured_ids(const struct wsr_pins *p, __u64 **ids, size_t *nr, struct wsr_err *err);
+
+/* reports made on reclaim for (@id, @node) since the pins were made */
+__u64 wsr_reclaim_reports(const struct wsr_pins *p, __u64 id, __u32 node);
+
 /* "reclaim", "read", "request" or "none" */
 const char *wsr_cause_name(__u32 cause);
+
+/* ---- metrics: Prometheus' text format (libwsr-metrics.c) ------------------ */
+
+/* what wsr_print_metrics() shows of one memcg on one node */
+struct wsr_metrics_entry {
+	const char *memcg;	/* the memcg label: its path below the cgroup2 root */
+	__u32 node;
+	__u64 reclaim_reports;	/* wsr_reclaim_reports() */
+	struct wsr_report rep;	/* what a read got (wsr_read_hists()) */
+};
+
+/*
+ * The exposition (text format 0.0.4) of @nr entries, each metric's
+ * samples together as the format requires: wsr_working_set_bytes (pages
+ * times @page_size, with the labels of wsr-host's: prom.h),
+ * wsr_working_set_age_seconds (at @now_ns, boot clock),
+ * wsr_working_set_incomplete and wsr_reports_total{cause="reclaim"}.
+ * -EIO if @f reports an error.
+ */
+int wsr_print_metrics(FILE *f, const struct wsr_metrics_entry *e, size_t nr, __u64 page_size,
+		      __u64 now_ns);
 
 /* ---- watch: reports made on reclaim (libwsr-watch.c) --------------------- */
 

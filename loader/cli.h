@@ -51,6 +51,7 @@ int parse_node_opt(const char *arg, int *node);
 /* the commands (one file per group) */
 int cmd_show(int argc, char **argv);
 int cmd_reaccess(int argc, char **argv);
+int cmd_metrics(int argc, char **argv);
 int cmd_get(int argc, char **argv);
 int cmd_set(int argc, char **argv);
 int cmd_watch(int argc, char **argv);

@@ -66,6 +66,25 @@ static const struct cmd cmds[] = {
 MEMCG_HELP NODE_HELP JSON_HELP
 "  -b, --bars             draw each bin's pages as a bar, anon and file\n"
 "      --no-refresh       never age, print the live histogram\n" },
+	{ "metrics", cmd_metrics, "[--memcg PATH]... [--all-memcgs] [--no-refresh] [--output FILE]",
+"Print the histograms in Prometheus' text format, once, for node_exporter's\n"
+"textfile collector: the node level (memcg \"/\") and the memcgs asked for,\n"
+"each on every node with memory, read as \"wsr show\" reads them.  Metrics,\n"
+"with the names and labels of \"wsr-host balance --metrics\" (memcg where\n"
+"the host has vm):\n"
+"  wsr_working_set_bytes{memcg,node,type=anon|file,idle_le_ms}  a bin's\n"
+"      pages in bytes; idle_le_ms is its upper bound, \"+Inf\" the catch-all\n"
+"  wsr_working_set_age_seconds{memcg,node}   since its data was collected\n"
+"  wsr_working_set_incomplete{memcg,node}    1: its memcg walk ran out of steps\n"
+"  wsr_reports_total{memcg,node,cause=\"reclaim\"}  reports made on reclaim\n\n"
+"  -m, --memcg PATH       this memcg too (repeatable)\n"
+"  -a, --all-memcgs       every memcg with a configuration (wsr set)\n"
+"      --no-refresh       never age, read the live histograms\n"
+"  -o, --output FILE      write FILE instead of stdout, atomically: a\n"
+"                         temporary file in its folder, renamed over it\n\n"
+"example, every minute from cron (node_exporter\n"
+"--collector.textfile.directory=/var/lib/node_exporter):\n"
+"  wsr metrics --all-memcgs -o /var/lib/node_exporter/wsr.prom\n" },
 	{ "set", cmd_set, "[--memcg PATH] [--node N] KNOB VALUE",
 "Set a knob: intervals_ms, report_ms, refresh_ms, reaccess_intervals_ms;\n"
 "VALUE is N<node>=<v> as in the seed's memory.wss.* files, or <v> for\n"
@@ -121,6 +140,7 @@ static void usage(FILE *f)
 	      "  wsr set --memcg /job report_ms N1=500          # memcg /job, node 1\n"
 	      "  wsr show --node 0                              # as nodeN/wss/histogram\n"
 	      "  wsr show --memcg /job --json\n"
+	      "  wsr metrics --all-memcgs -o /var/lib/node_exporter/wsr.prom  # Prometheus\n"
 	      "  wsr watch --memcg /job --count 3\n"
 	      "  cat /sys/fs/bpf/wsr/histogram                  # no wsr binary needed\n"
 	      "  wsr balloon --json                             # what the host was sent\n"

@@ -109,6 +109,26 @@ run_guest_suite() {
 	fi
 }
 
+# check_exposition LABEL: promtool check metrics on the exposition that
+# the guest test metrics_equal_show_* printed on the console of suite
+# LABEL between its markers.  promtool stays on the host: it is 48 MB and
+# linked to glibc, too much for every test guest's initramfs.
+check_exposition() {
+	local log=$results/console-$1.log out=$results/metrics-$1.prom promtool
+	grep -aq '^wsr-metrics-exposition: begin' "$log" 2>/dev/null || return 0
+	tr -d '\r' <"$log" |
+		sed -n '/^wsr-metrics-exposition: begin$/,/^wsr-metrics-exposition: end$/p' |
+		sed '1d;$d' >"$out"
+	if ! promtool=$("$WSR_ROOT"/vmtests/get-promtool.sh 2>"$out.check"); then
+		record "guest-$1/metrics_exposition_passes_promtool" FAIL "$(tail -n 1 "$out.check")"
+	elif "$promtool" check metrics <"$out" >"$out.check" 2>&1; then
+		record "guest-$1/metrics_exposition_passes_promtool" PASS
+	else
+		record "guest-$1/metrics_exposition_passes_promtool" FAIL \
+			"$(head -c 300 "$out.check" | tr '\n' ' ')(the text: $out)"
+	fi
+}
+
 # Kernels and QEMU first, so that no test waits for a build: each is
 # cached by its inputs, and built here only when they changed.
 section "builds (debug kernel about 14 min from clean; cached by their inputs)"
@@ -173,6 +193,7 @@ if [ "${WSR_SKIP_SELFTEST:-0}" != 1 ]; then
 fi
 # shellcheck disable=SC2086
 run_guest_suite ours ours ${WSR_TESTS:-'*'}
+check_exposition ours
 # the guest tests (tests/guest/test_NAME.sh) that match the debug patterns
 debug_guest=$(tests=("$WSR_ROOT"/tests/guest/test_*.sh)
 	set -f

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* libwsr: histogram reads and the knobs, from the pinned maps (libwsr.h). */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <bpf/bpf.h>
@@ -39,6 +40,50 @@ bool wsr_same_bins(const struct wsr_hist *h, const struct wsr_config *cfg)
 		if (h->bound_ms[i] != cfg->intervals_ms[i])
 			return false;
 	return true;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	__u64 x = *(const __u64 *)a, y = *(const __u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+int wsr_configured_ids(const struct wsr_pins *p, __u64 **ids, size_t *nr, struct wsr_err *err)
+{
+	struct wsr_key key, next;
+	void *prev = NULL;
+	size_t n = 0, i, u = 0;
+	__u64 *out;
+
+	/* no more keys than the map holds: a bound on the loop too */
+	out = calloc(WSR_MAX_KEYS, sizeof(*out));
+	if (!out) {
+		snprintf(err->msg, sizeof(err->msg), "out of memory for %u memcg ids",
+			 WSR_MAX_KEYS);
+		return -ENOMEM;
+	}
+	while (n < WSR_MAX_KEYS && !bpf_map_get_next_key(p->config, prev, &next)) {
+		out[n++] = next.cgroup_id;
+		key = next;
+		prev = &key;
+	}
+	/* a memcg has a key per node: each id once */
+	qsort(out, n, sizeof(*out), cmp_u64);
+	for (i = 0; i < n; i++)
+		if (!u || out[u - 1] != out[i])
+			out[u++] = out[i];
+	*ids = out;
+	*nr = u;
+	return 0;
+}
+
+__u64 wsr_reclaim_reports(const struct wsr_pins *p, __u64 id, __u32 node)
+{
+	struct wsr_key key = { .cgroup_id = id, .node = node };
+	struct wsr_report r;
+
+	return bpf_map_lookup_elem(p->reports, &key, &r) ? 0 : r.seq;
 }
 
 /* Reads leave the reports, and so the report clock, alone. */

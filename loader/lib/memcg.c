@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* libwsr: NUMA nodes from sysfs and memcgs by cgroup v2 path (libwsr.h). */
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
@@ -117,4 +119,110 @@ int wsr_memcg_resolve(const char *path, struct wsr_memcg *m, struct wsr_err *err
 		return -ENODEV;
 	}
 	return wsr_memcg_lookup(WSR_CGROUP_ROOT, path, m, err);
+}
+
+/* what wsr_memcg_paths() has found so far */
+struct found {
+	const __u64 *ids;
+	size_t nr_ids, root_len, nr, cap;
+	char **paths;
+};
+
+static int cmp_id(const void *a, const void *b)
+{
+	__u64 x = *(const __u64 *)a, y = *(const __u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int cmp_path(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* @path (@len bytes long, in a PATH_MAX buffer) and the folders below it */
+static int find_ids(char *path, size_t len, struct found *fd)
+{
+	const char *rel = path[fd->root_len] ? path + fd->root_len : "/";
+	struct dirent *de;
+	struct stat st;
+	DIR *d;
+	int ret = 0, n;
+
+	/* a memcg that went meanwhile has no path to give */
+	if (stat(path, &st))
+		return 0;
+	if (bsearch(&st.st_ino, fd->ids, fd->nr_ids, sizeof(*fd->ids), cmp_id)) {
+		if (fd->nr == fd->cap) {
+			char **p = realloc(fd->paths, (fd->cap * 2 + 16) * sizeof(*p));
+
+			if (!p)
+				return -ENOMEM;
+			fd->paths = p;
+			fd->cap = fd->cap * 2 + 16;
+		}
+		fd->paths[fd->nr] = strdup(rel);
+		if (!fd->paths[fd->nr])
+			return -ENOMEM;
+		fd->nr++;
+	}
+	d = opendir(path);
+	if (!d)
+		return 0;
+	while (!ret && (de = readdir(d))) {
+		if (de->d_type != DT_DIR || !strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		/* a path longer than PATH_MAX cannot be a --memcg either */
+		n = snprintf(path + len, PATH_MAX - len, "/%s", de->d_name);
+		if (n > 0 && (size_t)n < PATH_MAX - len)
+			ret = find_ids(path, len + n, fd);
+		path[len] = 0;
+	}
+	closedir(d);
+	return ret;
+}
+
+int wsr_memcg_paths(const char *root, const __u64 *ids, size_t nr, char ***paths,
+		    size_t *nr_paths, struct wsr_err *err)
+{
+	struct found fd = { .nr_ids = nr, .root_len = strlen(root) };
+	char path[PATH_MAX];
+	__u64 *sorted;
+	int ret;
+
+	if (fd.root_len >= sizeof(path)) {
+		snprintf(err->msg, sizeof(err->msg), "cgroup root path too long");
+		return -ENAMETOOLONG;
+	}
+	sorted = malloc((nr ? nr : 1) * sizeof(*sorted));
+	if (!sorted) {
+		snprintf(err->msg, sizeof(err->msg), "out of memory for %zu memcg ids", nr);
+		return -ENOMEM;
+	}
+	memcpy(sorted, ids, nr * sizeof(*ids));
+	qsort(sorted, nr, sizeof(*sorted), cmp_id);
+	fd.ids = sorted;
+	strcpy(path, root);
+	ret = find_ids(path, fd.root_len, &fd);
+	free(sorted);
+	if (ret) {
+		wsr_free_paths(fd.paths, fd.nr);
+		snprintf(err->msg, sizeof(err->msg), "out of memory listing the memcgs of %s",
+			 root);
+		return ret;
+	}
+	if (fd.nr)
+		qsort(fd.paths, fd.nr, sizeof(*fd.paths), cmp_path);
+	*paths = fd.paths;
+	*nr_paths = fd.nr;
+	return 0;
+}
+
+void wsr_free_paths(char **paths, size_t nr)
+{
+	size_t i;
+
+	for (i = 0; i < nr; i++)
+		free(paths[i]);
+	free(paths);
 }

@@ -69,6 +69,8 @@ static const char *commands_refuse_other_commands_options(void)
 		{ "daemon -j", "-j", "usage: wsr daemon " },
 		{ "unload --node 0", "--node", "usage: wsr unload" },
 		{ "balloon --count 1", "--count", "usage: wsr balloon " },
+		{ "metrics --json", "--json", "usage: wsr metrics " },
+		{ "metrics --node 0", "--node", "usage: wsr metrics " },
 	};
 	unsigned int i;
 	int st;
@@ -111,6 +113,7 @@ static const char *pin_dir_is_taken_anywhere(void)
 		"set report_ms --pin-dir /nonexistent/wsr 5",
 		"-v get report_ms --pin-dir /nonexistent/wsr",
 		"balloon show --pin-dir /nonexistent/wsr",
+		"metrics --all-memcgs --pin-dir /nonexistent/wsr",
 	};
 	unsigned int i;
 	int st;
@@ -131,7 +134,7 @@ static const char *pin_dir_is_taken_anywhere(void)
 static const char *each_command_has_help(void)
 {
 	static const char *const cmds[] = { "daemon", "show", "set", "get", "watch",
-					    "reaccess", "unload", "balloon" };
+					    "reaccess", "unload", "balloon", "metrics" };
 	char args[64], want[64];
 	unsigned int i;
 	int st;
@@ -168,6 +171,9 @@ static const char *values_are_checked_before_anything_runs(void)
 		{ "show extra", "unexpected argument 'extra'" },
 		{ "unload extra", "unload takes no arguments" },
 		{ "balloon frob", "unknown balloon command 'frob'" },
+		{ "metrics --output /tmp/", "--output '/tmp/': a file name, not a folder" },
+		{ "metrics -o ''", "--output '': a file name, not a folder" },
+		{ "metrics extra", "unexpected argument 'extra'" },
 		{ "frob", "unknown command 'frob'" },
 	};
 	unsigned int i;

@@ -2,14 +2,12 @@
 /*
  * wsr-host balance's Prometheus exposition (host/metrics.c's
  * metrics_text()): the samples and their labels, and Prometheus' own
- * checker on the text.  promtool comes from vmtests/get-promtool.sh
- * (Debian's prometheus package unpacked, never installed), or $WSR_PROMTOOL.
+ * checker on the text (promtool.h).
  */
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
 #include "metrics.h"
+#include "promtool.h"
 #include "unit.h"
 
 #define MIB (1ULL << 20)
@@ -110,46 +108,13 @@ static const char *test_label_escapes(void)
 /* promtool check metrics: the format and Prometheus' naming rules */
 static const char *test_promtool_accepts(void)
 {
-	char cmd[4200], tool[4096] = "", out[4096];
-	const char *env = getenv("WSR_PROMTOOL");
 	char *t = two_vms("a");
-	size_t n;
-	FILE *p;
-	int st;
+	const char *err;
 
 	CHECK(t, "no text");
-	if (env) {
-		snprintf(tool, sizeof(tool), "%s", env);
-	} else {
-		p = popen(WSR_SRC_ROOT "/vmtests/get-promtool.sh", "r");
-		if (p) {
-			if (!fgets(tool, sizeof(tool), p))
-				tool[0] = 0;
-			tool[strcspn(tool, "\n")] = 0;
-			pclose(p);
-		}
-	}
-	if (!tool[0]) {
-		free(t);
-		CHECK(0, "no promtool: vmtests/get-promtool.sh failed (or set WSR_PROMTOOL)");
-	}
-	snprintf(out, sizeof(out), "/tmp/wsr-metrics-test.%d", (int)getpid());
-	snprintf(cmd, sizeof(cmd), "'%s' check metrics >%s 2>&1", tool, out);
-	p = popen(cmd, "w");
-	if (p)
-		fputs(t, p);
+	err = promtool_check(t);
 	free(t);
-	CHECK(p, "cannot run %s", tool);
-	st = pclose(p);
-	p = fopen(out, "r");
-	n = p ? fread(cmd, 1, sizeof(cmd) - 1, p) : 0;
-	cmd[n] = 0;
-	if (p)
-		fclose(p);
-	remove(out);
-	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "promtool check metrics: status %d: %s",
-	      st, cmd);
-	return NULL;
+	return err;
 }
 
 static const struct unit_test tests[] = {

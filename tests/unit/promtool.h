@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Prometheus' own checker on an exposition text, for the unit tests of
+ * both exporters (wsr-host's and "wsr metrics").  promtool comes from
+ * vmtests/get-promtool.sh (Debian's prometheus package unpacked, never
+ * installed), or $WSR_PROMTOOL.  Needs WSR_SRC_ROOT defined.
+ */
+#ifndef __WSR_UNIT_PROMTOOL_H
+#define __WSR_UNIT_PROMTOOL_H
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "unit.h"
+
+/* "promtool check metrics" on @text: NULL if it passes, else why not */
+static const char *promtool_check(const char *text)
+{
+	char cmd[4200], tool[4096] = "", out[4096];
+	const char *env = getenv("WSR_PROMTOOL");
+	size_t n;
+	FILE *p;
+	int st;
+
+	if (env) {
+		snprintf(tool, sizeof(tool), "%s", env);
+	} else {
+		p = popen(WSR_SRC_ROOT "/vmtests/get-promtool.sh", "r");
+		if (p) {
+			if (!fgets(tool, sizeof(tool), p))
+				tool[0] = 0;
+			tool[strcspn(tool, "\n")] = 0;
+			pclose(p);
+		}
+	}
+	CHECK(tool[0], "no promtool: vmtests/get-promtool.sh failed (or set WSR_PROMTOOL)");
+	snprintf(out, sizeof(out), "/tmp/wsr-metrics-test.%d", (int)getpid());
+	snprintf(cmd, sizeof(cmd), "'%s' check metrics >%s 2>&1", tool, out);
+	p = popen(cmd, "w");
+	CHECK(p, "cannot run %s", tool);
+	fputs(text, p);
+	st = pclose(p);
+	p = fopen(out, "r");
+	n = p ? fread(cmd, 1, sizeof(cmd) - 1, p) : 0;
+	cmd[n] = 0;
+	if (p)
+		fclose(p);
+	remove(out);
+	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "promtool check metrics: status %d: %s",
+	      st, cmd);
+	return NULL;
+}
+
+#endif /* __WSR_UNIT_PROMTOOL_H */

@@ -1,0 +1,198 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * "wsr metrics": libwsr's exposition of guest histograms
+ * (wsr_print_metrics()) checked sample by sample and by Prometheus' own
+ * checker (promtool.h), and the memcg paths --all-memcgs finds for the
+ * configured ids (wsr_memcg_paths()) in a fake cgroup tree.
+ */
+#define _GNU_SOURCE
+#include <ftw.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include "libwsr.h"
+#include "promtool.h"
+#include "unit.h"
+
+#define NOW_NS 100000000000ULL
+
+/* "/" and @name, each on nodes 0 and 1, with 4 bins (3 intervals) */
+static char *exposition(const char *name)
+{
+	static const __u64 bounds[] = { 1000, 10000, 60000, WSR_BIN_INF };
+	struct wsr_metrics_entry e[4] = {};
+	char *text = NULL;
+	size_t len = 0;
+	unsigned int i, b;
+	FILE *f;
+
+	for (i = 0; i < 4; i++) {
+		struct wsr_report *r = &e[i].rep;
+
+		e[i].memcg = i < 2 ? "/" : name;
+		e[i].node = i % 2;
+		e[i].reclaim_reports = i * 3;
+		r->time_ns = NOW_NS - 1500000000ULL * i;
+		r->flags = i == 3 ? WSR_REPORT_INCOMPLETE : 0;
+		r->hist.nr_bins = 4;
+		for (b = 0; b < 4; b++) {
+			r->hist.bound_ms[b] = bounds[b];
+			r->hist.anon[b] = i * 100 + b + 1;
+			r->hist.file[b] = i * 1000 + b + 1;
+		}
+	}
+	f = open_memstream(&text, &len);
+	if (!f)
+		return NULL;
+	if (wsr_print_metrics(f, e, 4, 4096, NOW_NS)) {
+		fclose(f);
+		free(text);
+		return NULL;
+	}
+	if (fclose(f)) {
+		free(text);
+		return NULL;
+	}
+	return text;
+}
+
+static unsigned int count(const char *t, const char *s)
+{
+	unsigned int n = 0;
+
+	while ((t = strstr(t, s)))
+		t++, n++;
+	return n;
+}
+
+static const char *test_samples(void)
+{
+	static const char *const want[] = {
+		"# TYPE wsr_working_set_bytes gauge\n",
+		"wsr_working_set_bytes{memcg=\"/\",node=\"0\",type=\"anon\",idle_le_ms=\"1000\"} 4096\n",
+		"wsr_working_set_bytes{memcg=\"/\",node=\"1\",type=\"file\",idle_le_ms=\"60000\"} "
+		"4108288\n",
+		"wsr_working_set_bytes{memcg=\"/job\",node=\"1\",type=\"anon\",idle_le_ms=\"+Inf\"} "
+		"1245184\n",
+		"# TYPE wsr_working_set_age_seconds gauge\n",
+		"wsr_working_set_age_seconds{memcg=\"/\",node=\"0\"} 0.000\n",
+		"wsr_working_set_age_seconds{memcg=\"/job\",node=\"1\"} 4.500\n",
+		"wsr_working_set_incomplete{memcg=\"/job\",node=\"0\"} 0\n",
+		"wsr_working_set_incomplete{memcg=\"/job\",node=\"1\"} 1\n",
+		"# TYPE wsr_reports_total counter\n",
+		"wsr_reports_total{memcg=\"/job\",node=\"1\",cause=\"reclaim\"} 9\n",
+	};
+	char *t = exposition("/job");
+	const char *err = NULL;
+	unsigned int i;
+
+	CHECK(t, "no text");
+	for (i = 0; i < sizeof(want) / sizeof(want[0]) && !err; i++)
+		if (!strstr(t, want[i])) {
+			snprintf(unit_msg, sizeof(unit_msg), "no line %s in:\n%s", want[i], t);
+			err = unit_msg;
+		}
+	/* 2 memcgs x 2 nodes x 4 bins x 2 types */
+	if (!err && count(t, "\nwsr_working_set_bytes{") != 32) {
+		snprintf(unit_msg, sizeof(unit_msg), "%u working-set samples, not 32",
+			 count(t, "\nwsr_working_set_bytes{"));
+		err = unit_msg;
+	}
+	/* every metric has its HELP, right before its TYPE */
+	for (i = 0; !err && i < 4; i++) {
+		static const char *const names[] = { "wsr_working_set_bytes",
+			"wsr_working_set_age_seconds", "wsr_working_set_incomplete", "wsr_reports_total" };
+		char help[128];
+		const char *h;
+
+		snprintf(help, sizeof(help), "# HELP %s ", names[i]);
+		h = strstr(t, help);
+		if (!h || !strstr(h, "\n# TYPE ") || strncmp(strstr(h, "\n# TYPE ") + 8, names[i],
+							     strlen(names[i]))) {
+			snprintf(unit_msg, sizeof(unit_msg), "no HELP then TYPE of %s", names[i]);
+			err = unit_msg;
+		}
+	}
+	free(t);
+	return err;
+}
+
+static const char *test_label_escapes(void)
+{
+	char *t = exposition("/a\"b\\c\nd");
+	int ok = t && strstr(t, "wsr_reports_total{memcg=\"/a\\\"b\\\\c\\nd\",node=\"0\","
+			     "cause=\"reclaim\"} 6\n");
+
+	free(t);
+	CHECK(ok, "memcg label value not escaped");
+	return NULL;
+}
+
+static const char *test_promtool_accepts(void)
+{
+	char *t = exposition("/a\"b\\c");
+	const char *err;
+
+	CHECK(t, "no text");
+	err = promtool_check(t);
+	free(t);
+	return err;
+}
+
+static char base[] = "/tmp/wsr-test-metrics.XXXXXX";
+
+static int remove_one(const char *p, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st, (void)flag, (void)ftw;
+	return remove(p);
+}
+
+static void remove_base(void)
+{
+	nftw(base, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* the paths of ids in a tree; ids of no folder (a memcg gone) left out */
+static const char *test_memcg_paths(void)
+{
+	static const char *const dirs[] = { "job", "job/web", "job/db", "zz", "a\"q" };
+	struct wsr_err err;
+	struct stat st;
+	char p[PATH_MAX], **paths = NULL;
+	__u64 ids[5];
+	size_t n = 0, i;
+	const char *bad = NULL;
+
+	CHECK(mkdtemp(base), "mkdtemp: %m");
+	atexit(remove_base);
+	for (i = 0; i < 5; i++) {
+		snprintf(p, sizeof(p), "%s/%s", base, dirs[i]);
+		CHECK(!mkdir(p, 0755) && !stat(p, &st), "mkdir %s: %m", p);
+		ids[i] = st.st_ino;
+	}
+	CHECK(!stat(base, &st), "stat %s: %m", base);
+	/* the root, job/db, zz, a"q, and an id of nothing; not job, job/web */
+	ids[0] = st.st_ino;
+	ids[1] = 123456789;
+	CHECK(!wsr_memcg_paths(base, ids, 5, &paths, &n, &err), "%s", err.msg);
+	if (n != 4 || strcmp(paths[0], "/") || strcmp(paths[1], "/a\"q") ||
+	    strcmp(paths[2], "/job/db") || strcmp(paths[3], "/zz")) {
+		size_t len = snprintf(unit_msg, sizeof(unit_msg),
+				      "%zu paths, not / /a\"q /job/db /zz:", n);
+
+		for (i = 0; i < n && len < sizeof(unit_msg); i++)
+			len += snprintf(unit_msg + len, sizeof(unit_msg) - len, " [%s]", paths[i]);
+		bad = unit_msg;
+	}
+	wsr_free_paths(paths, n);
+	return bad;
+}
+
+static const struct unit_test tests[] = {
+	{ "metrics_samples_are_bytes_with_the_hosts_labels", test_samples },
+	{ "metrics_memcg_label_escaped", test_label_escapes },
+	{ "metrics_exposition_passes_promtool_check", test_promtool_accepts },
+	{ "metrics_all_memcgs_finds_configured_paths", test_memcg_paths },
+};
+
+UNIT_MAIN(tests)
