@@ -146,9 +146,6 @@ void wsr_read_reaccess(const struct wsr_pins *p, const struct wsr_memcg *m, __u6
 int wsr_set_knob(const struct wsr_pins *p, const struct wsr_memcg *m, __u64 nodes,
 		 int node, enum wsr_knob knob, const char *value, struct wsr_err *err);
 
-/* "reclaim", "read", "request" or "none" */
-const char *wsr_cause_name(__u32 cause);
-
 /* ---- watch: reports made on reclaim (libwsr-watch.c) --------------------- */
 
 /* called with each report of the watched memcg (and node) */

@@ -268,12 +268,9 @@ static const char *printers_match_seed_formats(void)
 	wsr_print_knob(f, &cfg, WSR_KNOB_REPORT);
 	fputc('|', f);
 	wsr_print_hist(f, &h);
-	wsr_print_hist_json(f, 1, &h);
 	fclose(f);
 	CHECK(!strcmp(buf, "1000,2000,9223372036854775807|7|"
-			   "1000 anon=618 file=10\n9223372036854775807 anon=1004 file=182\n"
-			   "{\"node\":1,\"bins\":[{\"ms\":1000,\"anon\":618,\"file\":10},"
-			   "{\"ms\":9223372036854775807,\"anon\":1004,\"file\":182}]}"),
+			   "1000 anon=618 file=10\n9223372036854775807 anon=1004 file=182\n"),
 	      "printed '%s'", buf);
 	return NULL;
 }
@@ -310,17 +307,6 @@ static const char *bars_of_an_empty_histogram(void)
 	wsr_print_hist_bars(f, &h, 4);
 	fclose(f);
 	CHECK(strstr(buf, "            inf : 0          0          |    |\n"), "printed\n%s", buf);
-	return NULL;
-}
-
-static const char *json_strings_are_escaped(void)
-{
-	char buf[64] = "";
-	FILE *f = fmemopen(buf, sizeof(buf), "w");
-
-	wsr_print_json_string(f, "a\"b\\c\n");
-	fclose(f);
-	CHECK(!strcmp(buf, "\"a\\\"b\\\\c\\u000a\""), "printed %s", buf);
 	return NULL;
 }
 
@@ -371,7 +357,6 @@ static const struct unit_test tests[] = {
 	{ "printers_match_seed_formats", printers_match_seed_formats },
 	{ "bars_scale_to_the_fullest_bin", bars_scale_to_the_fullest_bin },
 	{ "bars_of_an_empty_histogram", bars_of_an_empty_histogram },
-	{ "json_strings_are_escaped", json_strings_are_escaped },
 	{ "balloon_answer_is_parsed_exactly", balloon_answer_is_parsed_exactly },
 	{ "balloon_answer_garbage_is_an_error", balloon_answer_garbage_is_an_error },
 };
