@@ -144,12 +144,21 @@ $(BUILD)/unit/test_cli: tests/unit/test_cli.c tests/unit/unit.h $(GUEST)/wsr | $
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) -DWSR_BIN='"$(abspath $(GUEST)/wsr)"' -o $@ $<
 
-# wsr-host's QMP messages: host/qmp.c and PARSE_OBJS with json-c, not
-# the loader files the other unit tests link
-$(BUILD)/unit/test_host_qmp: tests/unit/test_host_qmp.c host/qmp.c host/qmp.h host/policy.h $(PARSE_OBJS) \
-		tests/unit/unit.h | $(BUILD)/unit
+# wsr-host's QMP messages and reports: host/qmp.c and PARSE_OBJS with
+# json-c, not the loader files the other unit tests link
+$(BUILD)/unit/test_host_qmp $(BUILD)/unit/test_host_report: $(BUILD)/unit/%: tests/unit/%.c host/qmp.c \
+		host/qmp.h host/policy.h $(PARSE_OBJS) tests/unit/unit.h | $(BUILD)/unit
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) -Iinclude -Iloader -Ihost $(JSONC_CFLAGS) -o $@ $< host/qmp.c \
+		$(PARSE_OBJS) $(JSONC_LIBS)
+
+# wsr-host's QMP over a socket, against a fake QEMU: host/client.c, and
+# the wsr-host binary for what it sends
+$(BUILD)/unit/test_host_client: tests/unit/test_host_client.c host/client.c host/qmp.c \
+		$(wildcard host/*.h) $(PARSE_OBJS) tests/unit/unit.h $(BUILD)/wsr-host | $(BUILD)/unit
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) -Iinclude -Iloader -Ihost $(JSONC_CFLAGS) \
+		-DWSR_HOST_BIN='"$(abspath $(BUILD)/wsr-host)"' -o $@ $< host/client.c host/qmp.c \
 		$(PARSE_OBJS) $(JSONC_LIBS)
 
 # wsr-host balance's loop against two fake QEMUs (the test serves QMP)

@@ -322,8 +322,8 @@ void qmp_print_report(FILE *f, struct json_object *msg)
 			    u64_at(bin, "file-bytes", &file))
 				return;
 			fprintf(f, "%llu anon=%llu file=%llu\n", (unsigned long long)ms,
-				(unsigned long long)(anon / QMP_PAGE_SIZE),
-				(unsigned long long)(file / QMP_PAGE_SIZE));
+				(unsigned long long)(anon / WSR_PAGE_SIZE),
+				(unsigned long long)(file / WSR_PAGE_SIZE));
 		}
 	}
 }

@@ -16,8 +16,8 @@ static void balloon_hist(const struct wsr_balloon *b, __u32 n, struct wsr_hist *
 	h->nr_bins = nr > WSR_MAX_BINS ? WSR_MAX_BINS : nr;
 	for (i = 0; i < h->nr_bins; i++) {
 		h->bound_ms[i] = i + 1 < h->nr_bins ? b->config.intervals_ms[i] : WSR_BIN_INF;
-		h->anon[i] = b->nodes[n].anon_bytes[i] >> 12;
-		h->file[i] = b->nodes[n].file_bytes[i] >> 12;
+		h->anon[i] = b->nodes[n].anon_bytes[i] >> WSR_PAGE_SHIFT;
+		h->file[i] = b->nodes[n].file_bytes[i] >> WSR_PAGE_SHIFT;
 	}
 }
 

@@ -53,6 +53,23 @@ int wsr_parse_u64(const char *s, __u64 *out, const char *what, struct wsr_err *e
 	return parse_dec(s, out, WSR_BIN_INF, "", what, err);
 }
 
+int wsr_parse_range(const char *s, __u64 *out, __u64 min, __u64 max, const char *what,
+		    struct wsr_err *err)
+{
+	__u64 v;
+
+	if (parse_dec(s, &v, WSR_BIN_INF, "", what, err))
+		return -EINVAL;
+	if (v < min || v > max) {
+		if (max == WSR_BIN_INF)
+			return fail(err, "%s must be at least %llu", what, (unsigned long long)min);
+		return fail(err, "%s must be %llu to %llu", what, (unsigned long long)min,
+			    (unsigned long long)max);
+	}
+	*out = v;
+	return 0;
+}
+
 int wsr_parse_ms(const char *s, __u64 *out, __u64 max, const char *what, struct wsr_err *err)
 {
 	return parse_dec(s, out, max, " ms", what, err);

@@ -24,6 +24,14 @@ struct wsr_err {
 int wsr_parse_u64(const char *s, __u64 *out, const char *what, struct wsr_err *err);
 
 /*
+ * A strict decimal number in [min, max] (max WSR_BIN_INF: no bound but
+ * LLONG_MAX), for options: "<what> must be at least <min>" or "<what> must
+ * be <min> to <max>" when out of range.  The CLI and wsr-host say the same.
+ */
+int wsr_parse_range(const char *s, __u64 *out, __u64 min, __u64 max, const char *what,
+		    struct wsr_err *err);
+
+/*
  * A strict decimal number of milliseconds in [0, max] (at most WSR_MAX_MS
  * for anything that is turned into ns); @what names it in the message.
  */

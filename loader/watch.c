@@ -64,12 +64,8 @@ int cmd_watch(int argc, char **argv)
 			w.json = true;
 			break;
 		case 'c':
-			if (wsr_parse_u64(optarg, &v, "--count", &err)) {
+			if (wsr_parse_range(optarg, &v, 1, WSR_BIN_INF, "--count", &err)) {
 				err_msg("%s", err.msg);
-				return 2;
-			}
-			if (!v) {
-				err_msg("--count must be at least 1");
 				return 2;
 			}
 			w.count = (long)v;
