@@ -245,10 +245,45 @@ static const char *device_reaches_qemu_escaped(void)
 	return NULL;
 }
 
+/*
+ * wsr-host's numbers by the loader's rules and messages (parse.c), before
+ * or after the command; refused before any connection (the socket is
+ * not there).
+ */
+static const char *options_follow_the_loaders_rules(void)
+{
+	static const char *const cases[][2] = {
+		{ "request --count 0", "wsr-host: --count must be at least 1\n" },
+		{ "--count 0 watch", "wsr-host: --count must be at least 1\n" },
+		{ "request --count x", "wsr-host: --count: 'x' is not a number\n" },
+		{ "request --batch 0", "wsr-host: --batch must be 1 to 1000000\n" },
+		{ "--timeout-ms 1000001 request", "wsr-host: --timeout-ms must be 1 to 1000000\n" },
+		{ "show --batch 2", "wsr-host: --batch and --timeout-ms are for request\n" },
+	};
+	char cmd[256], out[512];
+	unsigned int i;
+	size_t n;
+	FILE *p;
+	int st;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		snprintf(cmd, sizeof(cmd), "%s --qmp %s/none %s 2>&1", WSR_HOST_BIN, dir, cases[i][0]);
+		p = popen(cmd, "r");
+		CHECK(p, "popen");
+		n = fread(out, 1, sizeof(out) - 1, p);
+		out[n] = 0;
+		st = pclose(p);
+		CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 2, "%s: status %d: %s", cases[i][0], st, out);
+		CHECK(!strcmp(out, cases[i][1]), "%s said: %s", cases[i][0], out);
+	}
+	return NULL;
+}
+
 static const struct unit_test tests[] = {
 	{ "host_client_reply_over_64k_split_across_reads", reply_over_64k_split_across_reads },
 	{ "host_client_reply_with_event_inside_is_the_reply", reply_with_event_inside_is_the_reply },
 	{ "host_client_device_reaches_qemu_escaped", device_reaches_qemu_escaped },
+	{ "host_client_options_follow_the_loaders_rules", options_follow_the_loaders_rules },
 };
 
 int main(void)
