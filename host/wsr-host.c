@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "json.h"
 #include "parse.h"
 #include "balance.h"
 #include "client.h"
@@ -111,6 +112,23 @@ struct answers {
 	int json;
 };
 
+/* {"answer":i,"latency_ms":..,"data_age_ms":..}, one line */
+static void print_answer_json(long i, double latency_ms, __u64 age)
+{
+	struct json_object *o = json_object_new_object();
+	int err;
+
+	err = wsr_json_add(o, "answer", json_object_new_int64(i)) |
+	      wsr_json_add(o, "latency_ms", wsr_json_fixed(latency_ms, 3)) |
+	      wsr_json_add(o, "data_age_ms", wsr_json_u64(age));
+	if (err) {
+		json_object_put(o);
+		o = NULL;
+	}
+	if (wsr_json_print(stdout, o, "\n"))
+		fprintf(stderr, "wsr-host: out of memory\n");
+}
+
 /*
  * One message from QEMU while requests wait: an answer is a
  * WORKING_SET_EVENT of cause request, one too many when none of ours is
@@ -135,8 +153,7 @@ static int answer_msg(struct answers *a, struct json_object *msg)
 	} else {
 		a->lat[a->answered] = now_ms() - a->t0;
 		if (a->json)
-			printf("{\"answer\":%ld,\"latency_ms\":%.3f,\"data_age_ms\":%llu}\n",
-			       a->answered + 1, a->lat[a->answered], (unsigned long long)age);
+			print_answer_json(a->answered + 1, a->lat[a->answered], age);
 		else
 			printf("answer %ld latency_ms=%.3f data_age_ms=%llu\n",
 			       a->answered + 1, a->lat[a->answered], (unsigned long long)age);

@@ -34,6 +34,14 @@ struct json_object *wsr_json_u64(__u64 v)
 	return json_object_new_uint64(v);
 }
 
+struct json_object *wsr_json_fixed(double v, int decimals)
+{
+	char text[64];
+
+	snprintf(text, sizeof(text), "%.*f", decimals, v);
+	return json_object_new_double_s(v, text);
+}
+
 /* @obj, or NULL (and @obj put) when an add failed */
 static struct json_object *built(struct json_object *obj, int err)
 {

@@ -28,6 +28,12 @@ int wsr_json_add_null(struct json_object *obj, const char *key);
  */
 struct json_object *wsr_json_u64(__u64 v);
 
+/*
+ * @v with @decimals digits after the point, written as printf's "%.*f"
+ * writes it (json-c's own doubles print up to 17 digits)
+ */
+struct json_object *wsr_json_fixed(double v, int decimals);
+
 /* {"node":N,"bins":[{"ms":..,"anon":..,"file":..},...]} */
 struct json_object *wsr_hist_json(__u32 node, const struct wsr_hist *h);
 

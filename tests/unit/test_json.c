@@ -122,12 +122,26 @@ static const char *empty_and_failed_objects(void)
 	return NULL;
 }
 
+/* wsr-host's latencies and times: printf's digits, not json-c's 17 */
+static const char *fixed_decimals_print_as_printf(void)
+{
+	char *out = printed(wsr_json_fixed(12.3456, 3));
+
+	CHECK(out && !strcmp(out, "12.346\n"), "printed %s", out);
+	free(out);
+	out = printed(wsr_json_fixed(0.1, 3));
+	CHECK(out && !strcmp(out, "0.100\n"), "printed %s", out);
+	free(out);
+	return NULL;
+}
+
 static const struct unit_test tests[] = {
 	{ "json_report_prints_as_before", report_prints_as_before },
 	{ "json_memcg_path_with_quotes_and_controls_round_trips",
 	  memcg_path_with_quotes_and_controls_round_trips },
 	{ "json_catch_all_bound_is_an_exact_integer", catch_all_bound_is_an_exact_integer },
 	{ "json_empty_and_failed_objects", empty_and_failed_objects },
+	{ "json_fixed_decimals_print_as_printf", fixed_decimals_print_as_printf },
 };
 
 UNIT_MAIN(tests)
