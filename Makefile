@@ -26,9 +26,12 @@ CC       ?= gcc
 CLANG    ?= clang
 BPFTOOL  ?= bpftool
 CFLAGS   ?= -O2 -g -Wall -Wextra -Werror
-INCLUDES := -Iinclude -Iloader -I$(BUILD)
+# JSON by json-c (libjson-c-dev), in the guest's wsr and in wsr-host
+JSONC_CFLAGS := $(shell pkg-config --cflags json-c)
+JSONC_LIBS   := $(shell pkg-config --libs json-c)
+INCLUDES := -Iinclude -Iloader -I$(BUILD) $(JSONC_CFLAGS)
 GUEST    := $(BUILD)/guest
-LIBS     := -lbpf -lelf -lz -lzstd
+LIBS     := -lbpf -lelf -lz -lzstd $(JSONC_LIBS)
 
 ifeq ($(V),1)
 Q =
@@ -79,11 +82,15 @@ $(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
 	$(Q)$(BPFTOOL) gen skeleton $< >$@
 
 # libwsr (include/libwsr.h): pins, memcgs, refresh, histograms, knobs,
-# watch, metrics, and the text formats of parse.c, pindir.c and prom.c
-# (parse.c and prom.c wsr-host compiles on its own).  The CLI, the daemon and the unit tests link it.
-LIBWSR_SRCS := $(wildcard loader/lib/*.c) loader/parse.c loader/pindir.c loader/prom.c
+# watch, metrics, the text formats of parse.c, pindir.c and prom.c and the
+# JSON of json.c.  The CLI, the daemon and the unit tests link it;
+# wsr-host links the objects of parse.c, json.c and prom.c (PARSE_OBJS:
+# one set of rules for numbers and intervals, one JSON library, one
+# Prometheus writer), which need no BPF.
+LIBWSR_SRCS := $(wildcard loader/lib/*.c) loader/parse.c loader/pindir.c loader/json.c loader/prom.c
 LIBWSR_OBJS := $(patsubst loader/%.c,$(BUILD)/libwsr/%.o,$(LIBWSR_SRCS))
 LIBWSR      := $(BUILD)/libwsr.a
+PARSE_OBJS  := $(BUILD)/libwsr/parse.o $(BUILD)/libwsr/json.o $(BUILD)/libwsr/prom.o
 CLI_SRCS    := $(filter-out $(LIBWSR_SRCS),$(wildcard loader/*.c))
 
 $(BUILD)/libwsr/%.o: loader/%.c $(wildcard loader/*.h include/*.h)
@@ -101,20 +108,18 @@ $(GUEST)/wsr: $(CLI_SRCS) $(LIBWSR) $(BUILD)/wsr.skel.h $(wildcard loader/*.h in
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(INCLUDES) -static -o $@ $(CLI_SRCS) $(LIBWSR) $(LIBS)
 
-# the host-side QMP tool: QMP's JSON by json-c (libjson-c-dev), numbers
-# and intervals by the loader's parsers, balance's metrics served by
+# the host-side QMP tool: QMP's JSON by json-c, numbers and intervals by
+# the loader's parsers (PARSE_OBJS), balance's metrics served by
 # libmicrohttpd (libmicrohttpd-dev), its exposition's pieces by
-# loader/prom.c, shared with "wsr metrics"
-JSONC_CFLAGS = $(shell pkg-config --cflags json-c)
-JSONC_LIBS   = $(shell pkg-config --libs json-c)
+# loader/prom.c (in PARSE_OBJS), shared with "wsr metrics"
 MHD_CFLAGS   = $(shell pkg-config --cflags libmicrohttpd)
 MHD_LIBS     = $(shell pkg-config --libs libmicrohttpd)
 HOST_SRCS := host/wsr-host.c host/client.c host/qmp.c host/policy.c host/balance.c \
-	host/balance-args.c host/metrics.c loader/parse.c loader/prom.c
-$(BUILD)/wsr-host: $(HOST_SRCS) $(wildcard host/*.h) loader/parse.h loader/prom.h include/wsr.h | $(BUILD)
+	host/balance-args.c host/metrics.c
+$(BUILD)/wsr-host: $(HOST_SRCS) $(PARSE_OBJS) $(wildcard host/*.h) | $(BUILD)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) -Iinclude -Iloader $(JSONC_CFLAGS) $(MHD_CFLAGS) -o $@ $(HOST_SRCS) \
-		$(JSONC_LIBS) $(MHD_LIBS)
+		$(PARSE_OBJS) $(JSONC_LIBS) $(MHD_LIBS)
 
 $(GUEST)/kfunc-probe: tests/balloon/progs/kfunc_probe.c tests/balloon/progs/kfunc_probe.h $(BUILD)/kfunc_probe.skel.h | $(GUEST)
 	$(call msg,CC,$@)
@@ -148,22 +153,31 @@ $(BUILD)/unit/test_metrics: tests/unit/test_metrics.c $(LIBWSR) $(wildcard loade
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(INCLUDES) -DWSR_SRC_ROOT=\"$(CURDIR)\" -o $@ $< $(LIBWSR) $(LIBS)
 
-# wsr-host's QMP messages: host/qmp.c and loader/parse.c with json-c, not
-# the loader files the other unit tests link
-$(BUILD)/unit/test_host_qmp: tests/unit/test_host_qmp.c host/qmp.c host/qmp.h host/policy.h loader/parse.c \
-		loader/parse.h include/wsr.h tests/unit/unit.h | $(BUILD)/unit
+# wsr-host's QMP messages and reports: host/qmp.c and PARSE_OBJS with
+# json-c, not the loader files the other unit tests link
+$(BUILD)/unit/test_host_qmp $(BUILD)/unit/test_host_report: $(BUILD)/unit/%: tests/unit/%.c host/qmp.c \
+		host/qmp.h host/policy.h $(PARSE_OBJS) tests/unit/unit.h | $(BUILD)/unit
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) -Iinclude -Iloader -Ihost $(JSONC_CFLAGS) -o $@ $< host/qmp.c \
-		loader/parse.c $(JSONC_LIBS)
+		$(PARSE_OBJS) $(JSONC_LIBS)
+
+# wsr-host's QMP over a socket, against a fake QEMU: host/client.c, and
+# the wsr-host binary for what it sends
+$(BUILD)/unit/test_host_client: tests/unit/test_host_client.c host/client.c host/qmp.c \
+		$(wildcard host/*.h) $(PARSE_OBJS) tests/unit/unit.h $(BUILD)/wsr-host | $(BUILD)/unit
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) -Iinclude -Iloader -Ihost $(JSONC_CFLAGS) \
+		-DWSR_HOST_BIN='"$(abspath $(BUILD)/wsr-host)"' -o $@ $< host/client.c host/qmp.c \
+		$(PARSE_OBJS) $(JSONC_LIBS)
 
 # wsr-host balance's loop against two fake QEMUs (the test serves QMP)
 BALANCE_SRCS := host/balance.c host/balance-args.c host/client.c host/qmp.c host/policy.c \
-	host/metrics.c loader/parse.c loader/prom.c
-$(BUILD)/unit/test_host_balance: tests/unit/test_host_balance.c $(BALANCE_SRCS) $(wildcard host/*.h) \
-		loader/parse.h loader/prom.h include/wsr.h tests/unit/unit.h | $(BUILD)/unit
+	host/metrics.c
+$(BUILD)/unit/test_host_balance: tests/unit/test_host_balance.c $(BALANCE_SRCS) $(PARSE_OBJS) \
+		$(wildcard host/*.h) tests/unit/unit.h | $(BUILD)/unit
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) -Iinclude -Iloader -Ihost $(JSONC_CFLAGS) $(MHD_CFLAGS) -o $@ $< \
-		$(BALANCE_SRCS) $(JSONC_LIBS) $(MHD_LIBS)
+		$(BALANCE_SRCS) $(PARSE_OBJS) $(JSONC_LIBS) $(MHD_LIBS)
 
 # wsr-host balance's exposition text: host/metrics.c (libmicrohttpd linked,
 # not started)

@@ -47,7 +47,6 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 #define EINVAL		22
 #define EALREADY	114
 #define ESTALE		116
-#define WSR_PAGE_SHIFT	12		/* x86 */
 
 extern unsigned int CONFIG_HZ __kconfig;
 

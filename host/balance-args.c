@@ -73,17 +73,18 @@ static int bad(const char *what, const char *value, const char *rule)
 	return 2;
 }
 
-/* a number of @what in [min, max]; MiB knobs come back in bytes */
+/*
+ * A number of @what in [min, max], by the loader's rules and messages
+ * (parse.c); MiB knobs come back in bytes.
+ */
 static int num(const char *s, const char *what, __u64 min, __u64 max, __u64 mult, __u64 *v)
 {
 	struct wsr_err err;
 	__u64 n;
-	char rule[96];
 
-	if (wsr_parse_u64(s, &n, what, &err) || n < min || n > max) {
-		snprintf(rule, sizeof(rule), "a whole number from %llu to %llu",
-			 (unsigned long long)min, (unsigned long long)max);
-		return bad(what, s, rule);
+	if (wsr_parse_range(s, &n, min, max, what, &err)) {
+		fprintf(stderr, "wsr-host balance: %s (try --help)\n", err.msg);
+		return 2;
 	}
 	*v = n * mult;
 	return 0;

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <time.h>
 #include "balance-args.h"
+#include "json.h"
 #include "client.h"
 #include "metrics.h"
 
@@ -174,6 +175,33 @@ static void vm_tick(struct vm *v)
 	v->pending = v->up;
 }
 
+/* a decision as one line of JSON: the keys of the text line, in its order */
+static void log_decision_json(const struct vm *v, const struct policy_decision *d, __u64 target,
+			      const char *action, const char *cause, __u64 age)
+{
+	struct json_object *o = json_object_new_object();
+	int err;
+
+	err = wsr_json_add(o, "time", wsr_json_fixed(wall_s(), 3)) |
+	      wsr_json_add(o, "vm", json_object_new_string(v->arg->name)) |
+	      wsr_json_add(o, "policy", json_object_new_string(policy_kind_name(cfg->k.kind))) |
+	      wsr_json_add(o, "action", json_object_new_string(action)) |
+	      wsr_json_add(o, "reason", json_object_new_string(d->reason)) |
+	      wsr_json_add(o, "cause", json_object_new_string(cause)) |
+	      wsr_json_add(o, "actual", wsr_json_u64(v->actual)) |
+	      wsr_json_add(o, "target", wsr_json_u64(target)) |
+	      wsr_json_add(o, "want", wsr_json_u64(d->want)) |
+	      wsr_json_add(o, "hot", wsr_json_u64(d->hot)) |
+	      wsr_json_add(o, "other", wsr_json_u64(d->other)) |
+	      wsr_json_add(o, "data_age_ms", wsr_json_u64(age));
+	if (err) {
+		json_object_put(o);
+		o = NULL;
+	}
+	if (wsr_json_print(stdout, o, "\n"))
+		fprintf(stderr, "wsr-host balance: out of memory\n");
+}
+
 static void log_decision(const struct vm *v, const struct policy_decision *d, __u64 target)
 {
 	const char *cause = v->have_report ? (v->report.reclaim ? "reclaim" : "request") : "none";
@@ -181,13 +209,7 @@ static void log_decision(const struct vm *v, const struct policy_decision *d, __
 	unsigned long long age = v->have_report ? v->report.data_age_ms : 0;
 
 	if (cfg->json)
-		printf("{\"time\":%.3f,\"vm\":\"%s\",\"policy\":\"%s\",\"action\":\"%s\","
-		       "\"reason\":\"%s\",\"cause\":\"%s\",\"actual\":%llu,\"target\":%llu,"
-		       "\"want\":%llu,\"hot\":%llu,\"other\":%llu,\"data_age_ms\":%llu}\n",
-		       wall_s(), v->arg->name, policy_kind_name(cfg->k.kind), action, d->reason,
-		       cause, (unsigned long long)v->actual, (unsigned long long)target,
-		       (unsigned long long)d->want, (unsigned long long)d->hot,
-		       (unsigned long long)d->other, age);
+		log_decision_json(v, d, target, action, cause, age);
 	else
 		printf("decision time=%.3f vm=%s policy=%s action=%s reason=%s cause=%s "
 		       "actual=%llu target=%llu want=%llu hot=%llu other=%llu data_age_ms=%llu\n",

@@ -2,7 +2,7 @@
 /* wsr-host's QMP messages: see qmp.h. */
 #include <stdlib.h>
 #include <string.h>
-#include "parse.h"
+#include "json.h"
 #include "qmp.h"
 
 /*
@@ -186,77 +186,79 @@ const char *qmp_error_desc(struct json_object *msg)
 	return string_at(e, "desc");
 }
 
-/* the command as compact text, and @cmd put */
-static char *cmd_text(struct json_object *cmd)
-{
-	const char *t;
-	char *s = NULL;
-
-	/* no "\/" for "/": QEMU takes both, people read one */
-	t = json_object_to_json_string_ext(cmd, JSON_C_TO_STRING_PLAIN |
-					   JSON_C_TO_STRING_NOSLASHESCAPE);
-	if (t)
-		s = strdup(t);
-	json_object_put(cmd);
-	return s;
-}
-
 /* {"execute": @execute, "arguments": @args}, @args taken (may be NULL) */
 static struct json_object *new_cmd(const char *execute, struct json_object *args)
 {
 	struct json_object *cmd = json_object_new_object();
+	int err;
 
-	json_object_object_add(cmd, "execute", json_object_new_string(execute));
+	err = wsr_json_add(cmd, "execute", json_object_new_string(execute));
 	if (args)
-		json_object_object_add(cmd, "arguments", args);
+		err |= wsr_json_add(cmd, "arguments", args);
+	if (err) {
+		json_object_put(cmd);
+		return NULL;
+	}
 	return cmd;
+}
+
+/* the command's compact text, escaped by json-c (NULL: out of memory) */
+static char *cmd_text(const char *execute, struct json_object *args, int err)
+{
+	if (err) {
+		json_object_put(args);
+		return NULL;
+	}
+	return wsr_json_text(new_cmd(execute, args));
 }
 
 char *qmp_cmd(const char *execute)
 {
-	return cmd_text(new_cmd(execute, NULL));
+	return cmd_text(execute, NULL, 0);
 }
 
 char *qmp_cmd_qom_get(const char *path, const char *property)
 {
 	struct json_object *args = json_object_new_object();
+	int err;
 
-	json_object_object_add(args, "path", json_object_new_string(path));
-	json_object_object_add(args, "property", json_object_new_string(property));
-	return cmd_text(new_cmd("qom-get", args));
+	err = wsr_json_add(args, "path", json_object_new_string(path)) |
+	      wsr_json_add(args, "property", json_object_new_string(property));
+	return cmd_text("qom-get", args, err);
 }
 
 char *qmp_cmd_config(const __u64 *intervals, __u32 nr, __u64 refresh_ms, __u64 report_ms)
 {
 	struct json_object *args = json_object_new_object();
 	struct json_object *ivals = json_object_new_array();
+	int err = 0;
 	__u32 i;
 
 	/* parse.c bounds every value by WSR_MAX_MS: each fits an int64 */
 	for (i = 0; i < nr; i++)
-		json_object_array_add(ivals, json_object_new_int64((int64_t)intervals[i]));
-	json_object_object_add(args, "intervals", ivals);
-	json_object_object_add(args, "refresh", json_object_new_int64((int64_t)refresh_ms));
-	json_object_object_add(args, "report", json_object_new_int64((int64_t)report_ms));
-	return cmd_text(new_cmd("working-set-config", args));
+		err |= wsr_json_append(ivals, wsr_json_u64(intervals[i]));
+	err |= wsr_json_add(args, "intervals", ivals) |
+	       wsr_json_add(args, "refresh", wsr_json_u64(refresh_ms)) |
+	       wsr_json_add(args, "report", wsr_json_u64(report_ms));
+	return cmd_text("working-set-config", args, err);
 }
 
 char *qmp_cmd_qom_set_int(const char *path, const char *property, long long value)
 {
 	struct json_object *args = json_object_new_object();
+	int err;
 
-	json_object_object_add(args, "path", json_object_new_string(path));
-	json_object_object_add(args, "property", json_object_new_string(property));
-	json_object_object_add(args, "value", json_object_new_int64(value));
-	return cmd_text(new_cmd("qom-set", args));
+	err = wsr_json_add(args, "path", json_object_new_string(path)) |
+	      wsr_json_add(args, "property", json_object_new_string(property)) |
+	      wsr_json_add(args, "value", json_object_new_int64(value));
+	return cmd_text("qom-set", args, err);
 }
 
 char *qmp_cmd_balloon(__u64 bytes)
 {
 	struct json_object *args = json_object_new_object();
 
-	json_object_object_add(args, "value", json_object_new_int64((int64_t)bytes));
-	return cmd_text(new_cmd("balloon", args));
+	return cmd_text("balloon", args, wsr_json_add(args, "value", wsr_json_u64(bytes)));
 }
 
 int qmp_return_u64(struct json_object *msg, const char *key, __u64 *v)
@@ -320,8 +322,8 @@ void qmp_print_report(FILE *f, struct json_object *msg)
 			    u64_at(bin, "file-bytes", &file))
 				return;
 			fprintf(f, "%llu anon=%llu file=%llu\n", (unsigned long long)ms,
-				(unsigned long long)(anon / QMP_PAGE_SIZE),
-				(unsigned long long)(file / QMP_PAGE_SIZE));
+				(unsigned long long)(anon / WSR_PAGE_SIZE),
+				(unsigned long long)(file / WSR_PAGE_SIZE));
 		}
 	}
 }
@@ -339,7 +341,9 @@ void qmp_print_json(FILE *f, const struct qmp_msg *msg)
 		fputs("{\"cause\": null, \"data_age_ms\": null", f);
 	} else {
 		fputs("{\"cause\": ", f);
-		wsr_print_json_string(f, cause);
+		/* QEMU's string, escaped again by json-c */
+		if (wsr_json_print(f, json_object_new_string(cause), ""))
+			fputs("null", f);
 		fprintf(f, ", \"data_age_ms\": %llu", (unsigned long long)age);
 	}
 	/* the rest of QEMU's object after its "{" */

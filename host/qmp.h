@@ -13,13 +13,6 @@
 #include "wsr.h"
 #include "policy.h"
 
-/*
- * QMP reports bytes; wsr-host prints pages, as the seed does.  The report
- * does not say the guest's page size (WorkingSetReport has no such field),
- * so this is x86's, which is what the guests run.
- */
-#define QMP_PAGE_SIZE 4096ULL
-
 /* one message as QEMU sent it */
 struct qmp_msg {
 	struct json_object *obj;	/* the parsed message */
@@ -108,8 +101,9 @@ int qmp_report_header(struct json_object *msg, const char **cause, __u64 *data_a
 
 /*
  * "cause=<cause> data_age_ms=<ms>", then per node "N<node>" and its bins
- * as "<ms> anon=<pages> file=<pages>", the seed's format.  Stops at the
- * first node or bin that lacks a field.
+ * as "<ms> anon=<pages> file=<pages>", the seed's format: the report's
+ * bytes in pages of WSR_PAGE_SIZE (wsr.h), those the guest counted in.
+ * Stops at the first node or bin that lacks a field.
  */
 void qmp_print_report(FILE *f, struct json_object *msg);
 

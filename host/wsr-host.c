@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "json.h"
 #include "parse.h"
 #include "balance.h"
 #include "client.h"
@@ -111,6 +112,23 @@ struct answers {
 	int json;
 };
 
+/* {"answer":i,"latency_ms":..,"data_age_ms":..}, one line */
+static void print_answer_json(long i, double latency_ms, __u64 age)
+{
+	struct json_object *o = json_object_new_object();
+	int err;
+
+	err = wsr_json_add(o, "answer", json_object_new_int64(i)) |
+	      wsr_json_add(o, "latency_ms", wsr_json_fixed(latency_ms, 3)) |
+	      wsr_json_add(o, "data_age_ms", wsr_json_u64(age));
+	if (err) {
+		json_object_put(o);
+		o = NULL;
+	}
+	if (wsr_json_print(stdout, o, "\n"))
+		fprintf(stderr, "wsr-host: out of memory\n");
+}
+
 /*
  * One message from QEMU while requests wait: an answer is a
  * WORKING_SET_EVENT of cause request, one too many when none of ours is
@@ -135,8 +153,7 @@ static int answer_msg(struct answers *a, struct json_object *msg)
 	} else {
 		a->lat[a->answered] = now_ms() - a->t0;
 		if (a->json)
-			printf("{\"answer\":%ld,\"latency_ms\":%.3f,\"data_age_ms\":%llu}\n",
-			       a->answered + 1, a->lat[a->answered], (unsigned long long)age);
+			print_answer_json(a->answered + 1, a->lat[a->answered], age);
 		else
 			printf("answer %ld latency_ms=%.3f data_age_ms=%llu\n",
 			       a->answered + 1, a->lat[a->answered], (unsigned long long)age);
@@ -225,18 +242,46 @@ static int cmd_request_wait(struct qmp *q, long count, long batch, long timeout_
 	return err ? 1 : 0;
 }
 
-/* a number given on the command line, by the loader's rules */
-static int parse_num(const char *s, const char *what, unsigned long long *v)
+/* the options that take a value or say what to print */
+struct opts {
+	long count, batch, timeout_ms;	/* count -1: no --count */
+	int json;
+	int waits;	/* request: an option that only waiting uses was given */
+};
+
+/*
+ * --json, --count, --batch, --timeout-ms: numbers by the loader's rules
+ * and messages (parse.c), as "wsr watch --count" takes them; 0, or 2 with
+ * the reason said.
+ */
+static int take_opt(struct opts *o, int opt, const char *arg)
 {
 	struct wsr_err err;
 	__u64 n;
 
-	if (wsr_parse_u64(s, &n, what, &err)) {
-		fprintf(stderr, "wsr-host: %s\n", err.msg);
-		return -1;
+	switch (opt) {
+	case 'j':
+		o->json = 1;
+		o->waits = 1;
+		return 0;
+	case 'c':
+		if (wsr_parse_range(arg, &n, 1, WSR_BIN_INF, "--count", &err))
+			break;
+		o->count = (long)n;
+		return 0;
+	case 'b':
+	case 't':
+		if (wsr_parse_range(arg, &n, 1, 1000000, opt == 'b' ? "--batch" : "--timeout-ms",
+				    &err))
+			break;
+		*(opt == 'b' ? &o->batch : &o->timeout_ms) = (long)n;
+		o->waits = 1;
+		return 0;
+	default:
+		return 2;
 	}
-	*v = n;
-	return 0;
+	fprintf(stderr, "wsr-host: %s\n", err.msg);
+	return 2;
 }
 
 /*
@@ -312,11 +357,9 @@ int main(int argc, char **argv)
 		{ 0 },
 	};
 	const char *sock = NULL, *device = "/machine/peripheral/balloon0";
-	unsigned long long n;
+	struct opts o = { .count = -1, .timeout_ms = 10000 };
 	struct qmp q = {};
-	long count = -1, batch = 0, timeout_ms = 10000;
-	int waits = 0;	/* request: an option that only waiting uses was given */
-	int json = 0, opt;
+	int opt;
 
 	if (argc > 1 && !strcmp(argv[1], "balance"))
 		return cmd_balance(argc - 1, argv + 1);
@@ -328,33 +371,15 @@ int main(int argc, char **argv)
 		case 'd':
 			device = optarg;
 			break;
-		case 'j':
-			json = 1;
-			waits = 1;
-			break;
-		case 'c':
-			if (parse_num(optarg, "--count", &n) || !n) {
-				fprintf(stderr, "wsr-host: --count must be at least 1\n");
-				return 2;
-			}
-			count = (long)n;
-			break;
-		case 'b':
-		case 't':
-			if (parse_num(optarg, opt == 'b' ? "--batch" : "--timeout-ms", &n) || !n ||
-			    n > 1000000) {
-				fprintf(stderr, "wsr-host: --batch and --timeout-ms take 1..1000000\n");
-				return 2;
-			}
-			*(opt == 'b' ? &batch : &timeout_ms) = (long)n;
-			waits = 1;
-			break;
 		case 'h':
 			usage(stdout);
 			return 0;
-		default:
+		case '?':
 			usage(stderr);
 			return 2;
+		default:
+			if (take_opt(&o, opt, optarg))
+				return 2;
 		}
 	}
 	/* options may also follow the command */
@@ -367,19 +392,16 @@ int main(int argc, char **argv)
 	if (argc > 1 && strcmp(argv[0], "qmp") && strcmp(argv[0], "config")) {
 		optind = 1;
 		while ((opt = getopt_long(argc, argv, "jc:b:t:", opts, NULL)) != -1) {
-			if (opt == 'j') {
-				json = 1;
-				waits = 1;
-			} else if (opt == 'c' && !parse_num(optarg, "--count", &n) && n) {
-				count = (long)n;
-			} else if ((opt == 'b' || opt == 't') && !strcmp(argv[0], "request") &&
-				   !parse_num(optarg, "--batch/--timeout-ms", &n) && n && n <= 1000000) {
-				*(opt == 'b' ? &batch : &timeout_ms) = (long)n;
-				waits = 1;
-			} else {
+			if ((opt == 'b' || opt == 't') && strcmp(argv[0], "request")) {
+				fprintf(stderr, "wsr-host: --batch and --timeout-ms are for request\n");
+				return 2;
+			}
+			if (opt == '?') {
 				fprintf(stderr, "wsr-host: bad option for %s\n", argv[0]);
 				return 2;
 			}
+			if (take_opt(&o, opt, optarg))
+				return 2;
 		}
 	}
 	if (!strcmp(argv[0], "config") || !strcmp(argv[0], "request") ||
@@ -392,15 +414,15 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[0], "config"))
 		return cmd_config(&q, argc, argv);
-	if (!strcmp(argv[0], "request") && (count > 0 || waits))
-		return cmd_request_wait(&q, count > 0 ? count : 1, batch ? batch : 1,
-					timeout_ms, json);
+	if (!strcmp(argv[0], "request") && (o.count > 0 || o.waits))
+		return cmd_request_wait(&q, o.count > 0 ? o.count : 1, o.batch ? o.batch : 1,
+					o.timeout_ms, o.json);
 	if (!strcmp(argv[0], "request"))
 		return qmp_exec_built(&q, qmp_cmd("working-set-request"), NULL) ? 1 : 0;
 	if (!strcmp(argv[0], "show"))
-		return cmd_show(&q, device, json);
+		return cmd_show(&q, device, o.json);
 	if (!strcmp(argv[0], "watch"))
-		return cmd_watch(&q, json, count);
+		return cmd_watch(&q, o.json, o.count);
 	if (argc != 2) {
 		fprintf(stderr, "wsr-host: qmp takes one JSON command, or - for stdin\n");
 		return 2;

@@ -169,9 +169,6 @@ int wsr_configured_ids(const struct wsr_pins *p, __u64 **ids, size_t *nr, struct
 /* reports made on reclaim for (@id, @node) since the pins were made */
 __u64 wsr_reclaim_reports(const struct wsr_pins *p, __u64 id, __u32 node);
 
-/* "reclaim", "read", "request" or "none" */
-const char *wsr_cause_name(__u32 cause);
-
 /* ---- metrics: Prometheus' text format (libwsr-metrics.c) ------------------ */
 
 /* what wsr_print_metrics() shows of one memcg on one node */

@@ -25,6 +25,16 @@
  * about 1.8e13 ms; 10^12 ms (about 31 years) keeps ms * 10^6 within 64 bits.
  */
 #define WSR_MAX_MS		1000000000000ULL
+/*
+ * Balloon reports carry bytes: the virtio format (and QEMU's QMP report)
+ * has no page size.  The BPF programs, built for x86 alone, make the bytes
+ * from MGLRU's page counts with x86's 4 KiB pages; the guest CLI and
+ * wsr-host print them back as the seed's page counts with this same
+ * constant, defined here alone.  Everything else on the host (balance's
+ * policy, its metrics) stays in bytes.
+ */
+#define WSR_PAGE_SHIFT		12
+#define WSR_PAGE_SIZE		(1ULL << WSR_PAGE_SHIFT)
 
 #define WSR_MAX_NODES		16	/* NUMA nodes a histogram covers */
 #define WSR_MAX_KEYS		16384	/* memcg x node pairs configured */

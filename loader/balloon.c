@@ -2,7 +2,7 @@
 /*
  * The virtio-balloon side: attaching the balloon programs, the driver's
  * sysfs folder, answering the device's requests (for the daemon), and
- * wsr balloon [show|attach|detach].
+ * wsr balloon [show|attach|detach] (show prints in balloon-show.c).
  */
 #include <errno.h>
 #include <glob.h>
@@ -134,7 +134,7 @@ static int balloon_detach(void)
 	return 0;
 }
 
-static int read_text(const char *dir, const char *name, char *buf, size_t len)
+int balloon_read_text(const char *dir, const char *name, char *buf, size_t len)
 {
 	char path[PATH_MAX];
 	FILE *f;
@@ -166,7 +166,7 @@ int balloon_dir(char *dir, size_t len)
 
 	if (glob(BALLOON_WS_GLOB, 0, NULL, &g) == 0) {
 		for (i = 0; i < g.gl_pathc && err; i++) {
-			if (read_text(g.gl_pathv[i], "active", active, sizeof(active)) ||
+			if (balloon_read_text(g.gl_pathv[i], "active", active, sizeof(active)) ||
 			    strcmp(active, "1"))
 				continue;
 			snprintf(dir, len, "%s", g.gl_pathv[i]);
@@ -181,7 +181,7 @@ __u64 balloon_read_u64(const char *dir, const char *name)
 {
 	char buf[32];
 
-	return read_text(dir, name, buf, sizeof(buf)) ? 0 : strtoull(buf, NULL, 10);
+	return balloon_read_text(dir, name, buf, sizeof(buf)) ? 0 : strtoull(buf, NULL, 10);
 }
 
 /* the daemon's claim on the device's requests (see struct wsr_balloon_claim) */
@@ -299,7 +299,7 @@ static void log_balloon_config(const char *dir)
 {
 	char ivals[512] = "?";
 
-	read_text(dir, "intervals_ms", ivals, sizeof(ivals));
+	balloon_read_text(dir, "intervals_ms", ivals, sizeof(ivals));
 	fprintf(stderr, "wsr: balloon config: intervals_ms %s refresh_ms %llu report_ms %llu\n",
 		ivals, (unsigned long long)balloon_read_u64(dir, "refresh_ms"),
 		(unsigned long long)balloon_read_u64(dir, "report_ms"));
@@ -335,92 +335,6 @@ void balloon_serve(struct balloon_watch *w, int timeout_ms)
 	for (i = 0; i < 2; i++)
 		pfd[i] = (struct pollfd){ .fd = w->fd[i], .events = POLLPRI };
 	poll(pfd, 2, timeout_ms);
-}
-
-/* a report handed to the balloon driver, as one of our histograms */
-static void balloon_hist(const struct wsr_balloon *b, __u32 n, struct wsr_hist *h)
-{
-	__u32 i, nr = b->config.num_bins;
-
-	memset(h, 0, sizeof(*h));
-	h->nr_bins = nr > WSR_MAX_BINS ? WSR_MAX_BINS : nr;
-	for (i = 0; i < h->nr_bins; i++) {
-		h->bound_ms[i] = i + 1 < h->nr_bins ? b->config.intervals_ms[i] : WSR_BIN_INF;
-		h->anon[i] = b->nodes[n].anon_bytes[i] >> 12;
-		h->file[i] = b->nodes[n].file_bytes[i] >> 12;
-	}
-}
-
-static void print_balloon(const char *dir, const struct wsr_balloon *b, bool json)
-{
-	static const char *const counters[] = { "requests", "answered", "configs", "rejected",
-						"sent", "dropped" };
-	char ivals[512] = "";
-	struct wsr_hist h;
-	__u32 n, i;
-
-	if (dir)
-		read_text(dir, "intervals_ms", ivals, sizeof(ivals));
-	if (!json) {
-		printf("device: %s\nprograms: %s\n", dir ? dir : "none",
-		       balloon_attached() ? "attached" : "detached");
-		if (dir) {
-			printf("config: intervals_ms %s refresh_ms %llu report_ms %llu\ndriver:",
-			       ivals, (unsigned long long)balloon_read_u64(dir, "refresh_ms"),
-			       (unsigned long long)balloon_read_u64(dir, "report_ms"));
-			for (i = 0; i < ARRAY_SIZE(counters); i++)
-				printf(" %s %llu", counters[i],
-				       (unsigned long long)balloon_read_u64(dir, counters[i]));
-			putchar('\n');
-		}
-		printf("last report: %s, %.1f s ago, data age %llu ms, driver answer %d "
-		       "(sent %llu, refused %llu, answered by the request hook %llu)\n",
-		       wsr_cause_name(b->cause), b->time_ns ? (now_ns() - b->time_ns) / 1e9 : 0.0,
-		       (unsigned long long)b->data_age_ms, b->err, (unsigned long long)b->sent,
-		       (unsigned long long)b->refused, (unsigned long long)b->hook_answers);
-		printf("global reclaim passes %llu, configuration read on them %llu times%s\n",
-		       (unsigned long long)b->reclaim_passes, (unsigned long long)b->config_reads,
-		       b->flags & WSR_REPORT_INCOMPLETE ? "; last report incomplete" : "");
-		for (n = 0; n < b->nr_nodes && n < WSR_MAX_NODES; n++) {
-			balloon_hist(b, n, &h);
-			printf("N%u\n", b->nodes[n].node_id);
-			wsr_print_hist(stdout, &h);
-		}
-		return;
-	}
-	fputs("{\"device\":", stdout);
-	if (dir)
-		wsr_print_json_string(stdout, dir);
-	else
-		fputs("null", stdout);
-	printf(",\"attached\":%s", balloon_attached() ? "true" : "false");
-	if (dir) {
-		for (i = 0; ivals[i]; i++)
-			ivals[i] = ivals[i] == ' ' ? ',' : ivals[i];
-		printf(",\"config\":{\"intervals_ms\":[%s],\"refresh_ms\":%llu,\"report_ms\":%llu}",
-		       ivals, (unsigned long long)balloon_read_u64(dir, "refresh_ms"),
-		       (unsigned long long)balloon_read_u64(dir, "report_ms"));
-		fputs(",\"driver\":{", stdout);
-		for (i = 0; i < ARRAY_SIZE(counters); i++)
-			printf("%s\"%s\":%llu", i ? "," : "", counters[i],
-			       (unsigned long long)balloon_read_u64(dir, counters[i]));
-		fputc('}', stdout);
-	}
-	printf(",\"reclaim_passes\":%llu,\"config_reads\":%llu,\"incomplete\":%s",
-	       (unsigned long long)b->reclaim_passes, (unsigned long long)b->config_reads,
-	       b->flags & WSR_REPORT_INCOMPLETE ? "true" : "false");
-	printf(",\"last_report\":{\"sent\":%llu,\"refused\":%llu,\"hook_answers\":%llu,"
-	       "\"time_ns\":%llu,\"cause\":\"%s\",\"data_age_ms\":%llu,\"err\":%d,"
-	       "\"histograms\":[",
-	       (unsigned long long)b->sent, (unsigned long long)b->refused,
-	       (unsigned long long)b->hook_answers, (unsigned long long)b->time_ns,
-	       wsr_cause_name(b->cause), (unsigned long long)b->data_age_ms, b->err);
-	for (n = 0; n < b->nr_nodes && n < WSR_MAX_NODES; n++) {
-		balloon_hist(b, n, &h);
-		fputs(n ? "," : "", stdout);
-		wsr_print_hist_json(stdout, b->nodes[n].node_id, &h);
-	}
-	fputs("]}}\n", stdout);
 }
 
 int cmd_balloon(int argc, char **argv)
@@ -472,6 +386,9 @@ int cmd_balloon(int argc, char **argv)
 		return 1;
 	}
 	close(fd);
-	print_balloon(balloon_dir(dir, sizeof(dir)) ? NULL : dir, &b, json);
+	if (print_balloon(balloon_dir(dir, sizeof(dir)) ? NULL : dir, &b, json)) {
+		err_msg("out of memory");
+		return 1;
+	}
 	return 0;
 }

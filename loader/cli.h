@@ -11,6 +11,7 @@
 #include <signal.h>
 #include <stdbool.h>
 #include "libwsr.h"
+#include "json.h"
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
@@ -59,10 +60,6 @@ int cmd_daemon(int argc, char **argv);
 int cmd_unload(int argc, char **argv);
 int cmd_balloon(int argc, char **argv);
 
-/* show.c: a report as one JSON object (show --json, watch --json) */
-void print_report_json(FILE *f, const struct wsr_memcg *m, __u32 node,
-		       const struct wsr_report *r);
-
 /* load.c: load the programs and pin them in pin_dir; unpin */
 int load_and_pin(__u32 walk_steps);
 void unpin_all(const char *const *names, size_t nr);
@@ -80,6 +77,10 @@ struct balloon_watch {
 	__u64 seen[2];		/* their values when last looked at */
 };
 int balloon_dir(char *dir, size_t len);
+/* the first line of @dir/@name into @buf; 0 or -1 */
+int balloon_read_text(const char *dir, const char *name, char *buf, size_t len);
+/* balloon-show.c: "wsr balloon show [--json]"; -1 when out of memory */
+int print_balloon(const char *dir, const struct wsr_balloon *b, bool json);
 __u64 balloon_read_u64(const char *dir, const char *name);
 void balloon_serve(struct balloon_watch *w, int timeout_ms);
 void balloon_unwatch(struct balloon_watch *w);

@@ -200,12 +200,9 @@ static int daemon_options(int argc, char **argv, __u64 *interval_ms, __u64 *walk
 			}
 			break;
 		case OPT_WALK_STEPS:
-			if (wsr_parse_u64(optarg, walk_steps, "--max-walk-steps", &err)) {
+			if (wsr_parse_range(optarg, walk_steps, 1, WSR_MAX_WALK_STEPS,
+					    "--max-walk-steps", &err)) {
 				err_msg("%s", err.msg);
-				return 2;
-			}
-			if (!*walk_steps || *walk_steps > WSR_MAX_WALK_STEPS) {
-				err_msg("--max-walk-steps must be 1 to %u", WSR_MAX_WALK_STEPS);
 				return 2;
 			}
 			break;

@@ -2,6 +2,7 @@
 /* wsr get, wsr set: the knobs of the seed's memory.wss.* files, per node. */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include "cli.h"
 
 static const struct option get_opts[] = {
@@ -90,16 +91,35 @@ int cmd_set(int argc, char **argv)
 	return ret == -EINVAL ? 2 : ret ? 1 : 0;
 }
 
+/* the knob's text (as get prints it) as a JSON string, or NULL when out of memory */
+static struct json_object *knob_json(const struct wsr_config *cfg, enum wsr_knob knob)
+{
+	struct json_object *o = NULL;
+	char *text = NULL;
+	size_t len;
+	FILE *f = open_memstream(&text, &len);
+
+	if (!f)
+		return NULL;
+	wsr_print_knob(f, cfg, knob);
+	if (!fclose(f))
+		o = json_object_new_string_len(text, (int)len);
+	free(text);
+	return o;
+}
+
 int cmd_get(int argc, char **argv)
 {
 	__u64 nodes = wsr_memory_nodes();
+	struct json_object *obj = NULL;
 	struct wsr_config cfg;
 	bool first = true, json = false;
 	const char *memcg;
 	struct wsr_err err;
 	struct wsr_memcg m;
 	struct wsr_pins p;
-	int knob = -1, node;
+	int knob = -1, node, ret = 0;
+	char id[16];
 	__u32 n;
 
 	if (knob_options(argc, argv, &memcg, &node, &json))
@@ -115,22 +135,31 @@ int cmd_get(int argc, char **argv)
 		err_msg("%s", err.msg);
 		return 1;
 	}
+	/* --json: {"<node>":"<value as the seed prints it>",...} */
 	if (json)
-		fputc('{', stdout);
+		obj = json_object_new_object();
 	for (n = 0; n < WSR_MAX_NODES; n++) {
 		if (!(nodes >> n & 1) || (node >= 0 && (int)n != node))
 			continue;
 		wsr_get_config(&p, m.id, n, &cfg);
-		if (json)
-			printf("%s\"%u\":\"", first ? "" : ",", n);
-		else if (node < 0)
+		if (json) {
+			snprintf(id, sizeof(id), "%u", n);
+			ret |= wsr_json_add(obj, id, knob_json(&cfg, knob));
+			continue;
+		}
+		if (node < 0)
 			printf("%sN%u=", first ? "" : " ", n);
 		wsr_print_knob(stdout, &cfg, knob);
-		if (json)
-			fputc('"', stdout);
 		first = false;
 	}
-	puts(json ? "}" : "");
+	if (!json)
+		putchar('\n');
+	else if (ret)
+		json_object_put(obj);
+	else
+		ret = wsr_json_print(stdout, obj, "\n");
+	if (ret)
+		err_msg("out of memory");
 	wsr_pins_close(&p);
-	return 0;
+	return ret ? 1 : 0;
 }

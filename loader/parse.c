@@ -53,6 +53,23 @@ int wsr_parse_u64(const char *s, __u64 *out, const char *what, struct wsr_err *e
 	return parse_dec(s, out, WSR_BIN_INF, "", what, err);
 }
 
+int wsr_parse_range(const char *s, __u64 *out, __u64 min, __u64 max, const char *what,
+		    struct wsr_err *err)
+{
+	__u64 v;
+
+	if (parse_dec(s, &v, WSR_BIN_INF, "", what, err))
+		return -EINVAL;
+	if (v < min || v > max) {
+		if (max == WSR_BIN_INF)
+			return fail(err, "%s must be at least %llu", what, (unsigned long long)min);
+		return fail(err, "%s must be %llu to %llu", what, (unsigned long long)min,
+			    (unsigned long long)max);
+	}
+	*out = v;
+	return 0;
+}
+
 int wsr_parse_ms(const char *s, __u64 *out, __u64 max, const char *what, struct wsr_err *err)
 {
 	return parse_dec(s, out, max, " ms", what, err);
@@ -303,30 +320,10 @@ void wsr_print_hist_bars(FILE *f, const struct wsr_hist *h, unsigned int width)
 	}
 }
 
-void wsr_print_hist_json(FILE *f, __u32 node, const struct wsr_hist *h)
+const char *wsr_cause_name(__u32 cause)
 {
-	__u32 i;
-
-	fprintf(f, "{\"node\":%u,\"bins\":[", node);
-	for (i = 0; i < h->nr_bins && i < WSR_MAX_BINS; i++)
-		fprintf(f, "%s{\"ms\":%llu,\"anon\":%llu,\"file\":%llu}", i ? "," : "",
-			(unsigned long long)h->bound_ms[i], (unsigned long long)h->anon[i],
-			(unsigned long long)h->file[i]);
-	fputs("]}", f);
-}
-
-void wsr_print_json_string(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			fprintf(f, "\\%c", *s);
-		else if ((unsigned char)*s < 0x20)
-			fprintf(f, "\\u%04x", *s);
-		else
-			fputc(*s, f);
-	}
-	fputc('"', f);
+	return cause == WSR_CAUSE_RECLAIM ? "reclaim" : cause == WSR_CAUSE_READ ? "read" :
+	       cause == WSR_CAUSE_REQUEST ? "request" : "none";
 }
 
 /*

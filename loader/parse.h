@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * Parsing and printing of wsr's knobs and histograms in the seed's text
- * formats (and JSON).  Pure functions of their arguments, shared by the
- * daemon and the CLI and unit-tested on the host.
+ * formats (JSON is json.c's).  Pure functions of their arguments, shared
+ * by the daemon, the CLI and wsr-host, and unit-tested on the host.
  */
 #ifndef __WSR_PARSE_H
 #define __WSR_PARSE_H
@@ -22,6 +22,14 @@ struct wsr_err {
 
 /* a strict decimal number in [0, LLONG_MAX]: no sign, space or suffix */
 int wsr_parse_u64(const char *s, __u64 *out, const char *what, struct wsr_err *err);
+
+/*
+ * A strict decimal number in [min, max] (max WSR_BIN_INF: no bound but
+ * LLONG_MAX), for options: "<what> must be at least <min>" or "<what> must
+ * be <min> to <max>" when out of range.  The CLI and wsr-host say the same.
+ */
+int wsr_parse_range(const char *s, __u64 *out, __u64 min, __u64 max, const char *what,
+		    struct wsr_err *err);
 
 /*
  * A strict decimal number of milliseconds in [0, max] (at most WSR_MAX_MS
@@ -78,11 +86,8 @@ void wsr_print_hist(FILE *f, const struct wsr_hist *h);
 /* one row and a bar of @width columns per bin, for a person */
 void wsr_print_hist_bars(FILE *f, const struct wsr_hist *h, unsigned int width);
 
-/* one JSON object {"node":N,"bins":[{"ms":..,"anon":..,"file":..},...]} */
-void wsr_print_hist_json(FILE *f, __u32 node, const struct wsr_hist *h);
-
-/* a JSON string with the needed escapes */
-void wsr_print_json_string(FILE *f, const char *s);
+/* a report's cause by name: "reclaim", "read", "request" or "none" */
+const char *wsr_cause_name(__u32 cause);
 
 /* the balloon request iterator's output; -1 unless exactly well-formed */
 int wsr_parse_answer(const char *out, unsigned int *answered, int *err);

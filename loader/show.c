@@ -1,32 +1,21 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* wsr show, wsr reaccess: histograms in the seed's formats or as JSON. */
 #include <stdio.h>
-#include <string.h>
 #include "cli.h"
-
-void print_report_json(FILE *f, const struct wsr_memcg *m, __u32 node,
-		       const struct wsr_report *r)
-{
-	fputs("{\"memcg\":", f);
-	wsr_print_json_string(f, m->rel);
-	fprintf(f, ",\"seq\":%llu,\"time_ns\":%llu,\"cause\":\"%s\",\"incomplete\":%s,"
-		"\"histogram\":", (unsigned long long)r->seq, (unsigned long long)r->time_ns,
-		wsr_cause_name(r->cause), r->flags & WSR_REPORT_INCOMPLETE ? "true" : "false");
-	wsr_print_hist_json(f, node, &r->hist);
-	fputc('}', f);
-}
 
 enum format { TEXT, JSON, BARS };
 
-/* memcg format ("N0" then bins, per node) or node format (one node, bins) */
-static void print_hists(const struct wsr_memcg *m, const struct wsr_report *reps,
-			__u64 nodes, int only_node, enum format fmt)
+/*
+ * memcg format ("N0" then bins, per node) or node format (one node, bins),
+ * or a JSON array of one report per node; -1 when out of memory
+ */
+static int print_hists(const struct wsr_memcg *m, const struct wsr_report *reps,
+		       __u64 nodes, int only_node, enum format fmt)
 {
-	bool first = true;
+	struct json_object *arr = fmt == JSON ? json_object_new_array() : NULL;
+	int err = 0;
 	__u32 n;
 
-	if (fmt == JSON)
-		fputc('[', stdout);
 	for (n = 0; n < WSR_MAX_NODES; n++) {
 		if (!(nodes >> n & 1) || (only_node >= 0 && (int)n != only_node))
 			continue;
@@ -35,8 +24,7 @@ static void print_hists(const struct wsr_memcg *m, const struct wsr_report *reps
 				"ran out of its %u steps (wsr daemon --max-walk-steps)", n,
 				wsr_loaded_walk_steps(pin_dir));
 		if (fmt == JSON) {
-			fputs(first ? "" : ",", stdout);
-			print_report_json(stdout, m, n, &reps[n]);
+			err |= wsr_json_append(arr, wsr_report_json(m->rel, n, &reps[n]));
 		} else {
 			if (only_node < 0)
 				printf("N%u\n", n);
@@ -45,10 +33,14 @@ static void print_hists(const struct wsr_memcg *m, const struct wsr_report *reps
 			else
 				wsr_print_hist(stdout, &reps[n].hist);
 		}
-		first = false;
 	}
-	if (fmt == JSON)
-		fputs("]\n", stdout);
+	if (fmt != JSON)
+		return 0;
+	if (err) {
+		json_object_put(arr);
+		return -1;
+	}
+	return wsr_json_print(stdout, arr, "\n");
 }
 
 enum { OPT_NO_REFRESH = 256 };
@@ -122,9 +114,11 @@ static int show(int argc, char **argv, bool reaccess)
 			return 1;
 		}
 	}
-	print_hists(&m, reps, nodes, node, json ? JSON : bars ? BARS : TEXT);
+	ret = print_hists(&m, reps, nodes, node, json ? JSON : bars ? BARS : TEXT);
+	if (ret)
+		err_msg("out of memory");
 	wsr_pins_close(&p);
-	return 0;
+	return ret ? 1 : 0;
 }
 
 int cmd_show(int argc, char **argv)

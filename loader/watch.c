@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* wsr watch: print each report made on reclaim as it comes. */
+#include <errno.h>
 #include <stdio.h>
 #include "cli.h"
 
@@ -17,8 +18,11 @@ static int on_report(void *ctx, __u32 node, const struct wsr_report *rep)
 	if (w->count > 0 && w->seen >= w->count)
 		return 0;
 	if (w->json) {
-		print_report_json(stdout, w->m, node, rep);
-		fputc('\n', stdout);
+		if (wsr_json_print(stdout, wsr_report_json(w->m->rel, node, rep), "\n")) {
+			err_msg("out of memory");
+			exiting = 1;
+			return -ENOMEM;
+		}
 	} else {
 		printf("N%u\n", node);
 		wsr_print_hist(stdout, &rep->hist);
@@ -60,12 +64,8 @@ int cmd_watch(int argc, char **argv)
 			w.json = true;
 			break;
 		case 'c':
-			if (wsr_parse_u64(optarg, &v, "--count", &err)) {
+			if (wsr_parse_range(optarg, &v, 1, WSR_BIN_INF, "--count", &err)) {
 				err_msg("%s", err.msg);
-				return 2;
-			}
-			if (!v) {
-				err_msg("--count must be at least 1");
 				return 2;
 			}
 			w.count = (long)v;

@@ -16,12 +16,6 @@ static __u64 now_ns(void)
 	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
-const char *wsr_cause_name(__u32 cause)
-{
-	return cause == WSR_CAUSE_RECLAIM ? "reclaim" : cause == WSR_CAUSE_READ ? "read" :
-	       cause == WSR_CAUSE_REQUEST ? "request" : "none";
-}
-
 void wsr_get_config(const struct wsr_pins *p, __u64 id, __u32 node, struct wsr_config *cfg)
 {
 	struct wsr_key key = { .cgroup_id = id, .node = node };

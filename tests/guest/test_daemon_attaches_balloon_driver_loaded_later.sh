@@ -1,6 +1,7 @@
 # The daemon attaches the balloon programs when virtio_balloon is loaded
 # after it started, not only at its start; "wsr balloon detach" stays
-# detached (for an rmmod) until the module is loaded again.  Patched
+# detached (for an rmmod) until the module is loaded again; "wsr balloon
+# --json" says which.  Patched
 # kernel only: the stock driver has no working-set kfuncs.
 . "$(dirname "$0")/lib.sh"
 ko=$(find /lib/modules -name virtio_balloon.ko | head -n 1)
@@ -19,9 +20,20 @@ wait_link() {
 }
 wait_link || fail "the daemon did not attach within 10 s of insmod: $(cat /tmp/wsrd.log)"
 grep -q "virtio_balloon loaded" /tmp/wsrd.log || fail "the daemon did not say it attached"
+# "wsr balloon --json" (json-c): one line, one object, attached or not
+balloon_json() {
+	out=$(wsr balloon --json) || fail "wsr balloon --json failed"
+	[ "$(printf '%s\n' "$out" | wc -l)" = 1 ] || fail "wsr balloon --json: not one line: $out"
+	case "$out" in
+	'{"device":'*',"attached":'"$1"','*'"reclaim_passes":'*',"last_report":{"sent":'*',"histograms":['*']}}') ;;
+	*) fail "wsr balloon --json, attached $1: $out" ;;
+	esac
+}
+balloon_json true
 expect_ok wsr balloon detach
 sleep 1.5
 [ ! -e "$link" ] || fail "the daemon attached again after wsr balloon detach"
+balloon_json false
 rmmod virtio_balloon || fail "rmmod after detach failed"
 insmod "$ko" || fail "insmod $ko failed again"
 wait_link || fail "the daemon did not attach to the reloaded driver"

@@ -1,7 +1,8 @@
 # Without the wsr binary: "cat /sys/fs/bpf/wsr/histogram" prints every
 # node's histogram in the seed's format, covering every memcg (its totals
 # match lru_gen's), and bpftool dumps the pinned maps with
-# their field names.  The CLI prints the knobs as the seed's files do.
+# their field names.  The CLI prints the knobs as the seed's files do,
+# and with --json as one object of strings per node.
 . "$(dirname "$0")/lib.sh"
 wsr_start
 expect_ok wsr set intervals_ms 1000,2000,3000
@@ -35,6 +36,8 @@ done
 info "cat /sys/fs/bpf/wsr/histogram:"; sed 's/^/    /' /tmp/cat
 expect_ok wsr set --memcg / report_ms N1=250
 [ "$(wsr get report_ms)" = "N0=0 N1=250" ] || fail "get report_ms printed '$(wsr get report_ms)'"
+[ "$(wsr get --json report_ms)" = '{"0":"0","1":"250"}' ] ||
+	fail "get --json report_ms printed '$(wsr get --json report_ms)'"
 [ "$(wsr get --node 0 intervals_ms)" = 1000,2000,3000,9223372036854775807 ] ||
 	fail "get --node 0 intervals_ms printed '$(wsr get --node 0 intervals_ms)'"
 # what get prints can be written back

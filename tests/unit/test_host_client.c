@@ -1,0 +1,314 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * wsr-host's QMP over a real socket (host/client.c, and the wsr-host
+ * binary) against a fake QEMU: a forked child serves QMP on a unix socket,
+ * answers each command line with the next scripted reply, written in small
+ * pieces a little apart so that one message takes many reads, and keeps
+ * every line it received in a file.  No QEMU, no guest.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "client.h"
+#include "unit.h"
+
+#define GREETING "{\"QMP\": {\"version\": {}, \"capabilities\": [\"oob\"]}}\r\n"
+#define OK "{\"return\": {}}\r\n"
+
+static char dir[64], sock_path[108], log_path[128];
+
+/* @s to @fd in pieces of @piece bytes, 200 us apart */
+static int send_slowly(int fd, const char *s, size_t piece)
+{
+	size_t len = strlen(s), n;
+	ssize_t w;
+
+	while (len) {
+		n = len < piece ? len : piece;
+		w = write(fd, s, n);
+		if (w <= 0)
+			return -1;
+		s += w;
+		len -= w;
+		usleep(200);
+	}
+	return 0;
+}
+
+/*
+ * The fake QEMU: greet, then answer the i-th line received with
+ * replies[i] (NULL: close).  Every line received goes to log_path.
+ */
+static void fake_qemu(int lfd, const char *const *replies, size_t piece)
+{
+	FILE *log = fopen(log_path, "w"), *in;
+	char *line = NULL;
+	size_t cap = 0;
+	int fd = accept(lfd, NULL, NULL);
+
+	if (!log || fd < 0 || send_slowly(fd, GREETING, piece))
+		_exit(1);
+	in = fdopen(dup(fd), "r");
+	if (!in)
+		_exit(1);
+	while (*replies && getline(&line, &cap, in) > 0) {
+		fputs(line, log);
+		fflush(log);
+		if (send_slowly(fd, *replies++, piece))
+			_exit(1);
+	}
+	_exit(0);
+}
+
+/* start the fake (its pid), listening before the client may connect */
+static pid_t start_fake(const char *const *replies, size_t piece)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	pid_t pid;
+	int lfd;
+
+	strcpy(sa.sun_path, sock_path);
+	unlink(sock_path);
+	lfd = socket(AF_UNIX, SOCK_STREAM, 0);
+	if (lfd < 0 || bind(lfd, (struct sockaddr *)&sa, sizeof(sa)) || listen(lfd, 1))
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		fake_qemu(lfd, replies, piece);
+	}
+	close(lfd);
+	return pid;
+}
+
+/* the fake's exit status, or -1 */
+static int end_fake(pid_t pid)
+{
+	int st;
+
+	kill(pid, SIGTERM);
+	if (waitpid(pid, &st, 0) != pid)
+		return -1;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 0;
+}
+
+/* a reply of 200 KiB, split over many reads, is one message, whole */
+static const char *reply_over_64k_split_across_reads(void)
+{
+	static const char *replies[3] = { OK };
+	size_t big = 200 << 10, i;
+	char *text = malloc(big + 64), *p = text;
+	const struct qmp_msg *m;
+	struct json_object *v;
+	struct qmp q;
+	pid_t pid;
+
+	CHECK(text, "malloc");
+	p += sprintf(p, "{\"return\": {\"s\": \"");
+	for (i = 0; i < big; i++)
+		*p++ = 'a' + i % 26;
+	strcpy(p, "\"}}\r\n");
+	replies[1] = text;
+	/* 4000 bytes at a time: the reply takes more than 50 writes */
+	pid = start_fake(replies, 4000);
+	CHECK(pid > 0, "fake QEMU: %s", strerror(errno));
+	CHECK(!qmp_connect(&q, sock_path), "no connection");
+	CHECK(!qmp_exec_built(&q, qmp_cmd_qom_get("/machine/x", "big"), &m), "qom-get failed");
+	CHECK(qmp_kind(m->obj) == QMP_RETURN, "kind %d", qmp_kind(m->obj));
+	CHECK(m->len == strlen(text) && !memcmp(m->raw, text, m->len), "raw reply of %zu bytes",
+	      m->len);
+	CHECK(json_object_object_get_ex(json_object_object_get(m->obj, "return"), "s", &v) &&
+	      json_object_get_string_len(v) == (int)big, "string of %d bytes",
+	      json_object_get_string_len(v));
+	qmp_close(&q);
+	free(text);
+	CHECK(!end_fake(pid), "fake QEMU failed");
+	return NULL;
+}
+
+static void count_event(void *arg, const struct qmp_msg *m)
+{
+	(void)m;
+	++*(int *)arg;
+}
+
+/*
+ * A reply holding the word "event", as a key below the top and in
+ * strings, is the reply; the real event before it is handed over as one.
+ */
+static const char *reply_with_event_inside_is_the_reply(void)
+{
+	static const char *const replies[] = {
+		OK,
+		"{\"event\": \"STOP\", \"timestamp\": {\"seconds\": 1, \"microseconds\": 2}}\r\n"
+		"{\"return\": {\"event\": \"WORKING_SET_EVENT\", \"s\": \"\\\"event\\\": 1\\n\"}}\r\n",
+		"{\"return\": [\"event\"]}\r\n",
+		NULL,
+	};
+	const struct qmp_msg *m;
+	struct json_object *v;
+	int events = 0, r;
+	char err[256];
+	struct qmp q;
+	pid_t pid = start_fake(replies, 7);
+
+	CHECK(pid > 0, "fake QEMU: %s", strerror(errno));
+	CHECK(!qmp_open(&q, sock_path, now_ms() + 5000, err, sizeof(err)), "open: %s", err);
+	r = qmp_call(&q, qmp_cmd("query-status"), &m, now_ms() + 5000, count_event, &events);
+	CHECK(r == 0, "qmp_call returned %d", r);
+	CHECK(events == 1, "%d events handed over", events);
+	CHECK(qmp_kind(m->obj) == QMP_RETURN && !strcmp(qmp_event_name(m->obj), ""),
+	      "reply of kind %d", qmp_kind(m->obj));
+	CHECK(json_object_object_get_ex(json_object_object_get(m->obj, "return"), "s", &v) &&
+	      !strcmp(json_object_get_string(v), "\"event\": 1\n"), "reply misread");
+	r = qmp_call(&q, qmp_cmd("query-status"), &m, now_ms() + 5000, count_event, &events);
+	CHECK(r == 0 && events == 1 && json_object_is_type(json_object_object_get(m->obj, "return"),
+							    json_type_array), "second reply");
+	qmp_close(&q);
+	CHECK(!end_fake(pid), "fake QEMU failed");
+	return NULL;
+}
+
+/* the lines the fake received, or NULL */
+static char *received(void)
+{
+	FILE *f = fopen(log_path, "r");
+	char *s = NULL;
+	size_t cap = 0;
+	ssize_t n;
+
+	if (!f)
+		return NULL;
+	n = getdelim(&s, &cap, 0, f);
+	fclose(f);
+	if (n < 0) {
+		free(s);
+		return NULL;
+	}
+	return s;
+}
+
+/*
+ * "wsr-host --device DEV show": DEV with quotes, backslashes and control
+ * characters reaches QEMU as one line of JSON whose path is DEV.
+ */
+static const char *device_reaches_qemu_escaped(void)
+{
+	static const char *const devs[] = {
+		"/machine/peripheral/balloon0",
+		"/machine/a\"b\\c\nd\te\x01\x1f/\"}, \"x\": {\"",
+	};
+	static const char *const replies[] = {
+		OK,
+		"{\"return\": {\"last-update-ms\": 0, \"reports\": 0, \"nodes\": []}}\r\n",
+		NULL,
+	};
+	struct json_object *cmd, *args, *v;
+	char *log, *second;
+	unsigned int i;
+	pid_t pid, host;
+	int st;
+
+	for (i = 0; i < sizeof(devs) / sizeof(devs[0]); i++) {
+		pid = start_fake(replies, 4096);
+		CHECK(pid > 0, "fake QEMU: %s", strerror(errno));
+		host = fork();
+		if (host == 0) {
+			execl(WSR_HOST_BIN, WSR_HOST_BIN, "--qmp", sock_path, "--device", devs[i],
+			      "show", (char *)NULL);
+			_exit(127);
+		}
+		CHECK(host > 0 && waitpid(host, &st, 0) == host && WIFEXITED(st) &&
+		      WEXITSTATUS(st) == 0, "wsr-host show failed (%d)", st);
+		CHECK(!end_fake(pid), "fake QEMU failed");
+		log = received();
+		CHECK(log, "nothing received");
+		/* two lines: qmp_capabilities, then the qom-get */
+		second = strchr(log, '\n');
+		CHECK(second && strchr(second + 1, '\n') == log + strlen(log) - 1,
+		      "not two lines: %s", log);
+		cmd = json_tokener_parse(second + 1);
+		CHECK(cmd, "not JSON: %s", second + 1);
+		CHECK(json_object_object_get_ex(cmd, "arguments", &args) &&
+		      json_object_object_get_ex(args, "path", &v) &&
+		      !strcmp(json_object_get_string(v), devs[i]) &&
+		      json_object_object_length(args) == 2, "device %u arrived as %s", i, second + 1);
+		json_object_put(cmd);
+		free(log);
+	}
+	return NULL;
+}
+
+/*
+ * wsr-host's numbers by the loader's rules and messages (parse.c), before
+ * or after the command; refused before any connection (the socket is
+ * not there).
+ */
+static const char *options_follow_the_loaders_rules(void)
+{
+	static const char *const cases[][2] = {
+		{ "request --count 0", "wsr-host: --count must be at least 1\n" },
+		{ "--count 0 watch", "wsr-host: --count must be at least 1\n" },
+		{ "request --count x", "wsr-host: --count: 'x' is not a number\n" },
+		{ "request --batch 0", "wsr-host: --batch must be 1 to 1000000\n" },
+		{ "--timeout-ms 1000001 request", "wsr-host: --timeout-ms must be 1 to 1000000\n" },
+		{ "show --batch 2", "wsr-host: --batch and --timeout-ms are for request\n" },
+	};
+	char cmd[256], out[512];
+	unsigned int i;
+	size_t n;
+	FILE *p;
+	int st;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		snprintf(cmd, sizeof(cmd), "%s --qmp %s/none %s 2>&1", WSR_HOST_BIN, dir, cases[i][0]);
+		p = popen(cmd, "r");
+		CHECK(p, "popen");
+		n = fread(out, 1, sizeof(out) - 1, p);
+		out[n] = 0;
+		st = pclose(p);
+		CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 2, "%s: status %d: %s", cases[i][0], st, out);
+		CHECK(!strcmp(out, cases[i][1]), "%s said: %s", cases[i][0], out);
+	}
+	return NULL;
+}
+
+static const struct unit_test tests[] = {
+	{ "host_client_reply_over_64k_split_across_reads", reply_over_64k_split_across_reads },
+	{ "host_client_reply_with_event_inside_is_the_reply", reply_with_event_inside_is_the_reply },
+	{ "host_client_device_reaches_qemu_escaped", device_reaches_qemu_escaped },
+	{ "host_client_options_follow_the_loaders_rules", options_follow_the_loaders_rules },
+};
+
+int main(void)
+{
+	int failed = 0;
+	unsigned int i;
+
+	/* a fake that closed first is an error, not a SIGPIPE */
+	signal(SIGPIPE, SIG_IGN);
+	strcpy(dir, "/tmp/wsr-client-XXXXXX");
+	if (!mkdtemp(dir)) {
+		printf("FAIL host_client: mkdtemp: %s\n", strerror(errno));
+		return 1;
+	}
+	snprintf(sock_path, sizeof(sock_path), "%s/qmp", dir);
+	snprintf(log_path, sizeof(log_path), "%s/received", dir);
+	for (i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {
+		const char *err = tests[i].fn();
+
+		printf("%s %s%s%s\n", err ? "FAIL" : "PASS", tests[i].name, err ? ": " : "",
+		       err ? err : "");
+		failed += !!err;
+	}
+	unlink(sock_path);
+	unlink(log_path);
+	rmdir(dir);
+	return failed != 0;
+}

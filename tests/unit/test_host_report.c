@@ -1,0 +1,162 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests of wsr-host's report parsing (host/qmp.c: qmp_report_parse,
+ * qmp_report_header, qmp_print_report): what balance's policy and "show"
+ * read out of a reply to qom-get of guest-working-set or a
+ * WORKING_SET_EVENT, and what they refuse.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "qmp.h"
+#include "unit.h"
+
+/* a node's bins, as QEMU sends them */
+#define BIN(ms, a, f) "{\"idle-age-ms\": " #ms ", \"anon-bytes\": " #a ", \"file-bytes\": " #f "}"
+#define REPLY(nodes) \
+	"{\"return\": {\"cause\": \"request\", \"data-age-ms\": 7, \"reports\": 2, " \
+	"\"last-update-ms\": 5, \"nodes\": [" nodes "]}}"
+#define NODE(id, bins) "{\"node-id\": " #id ", \"bins\": [" bins "]}"
+#define GOOD_BINS BIN(1000, 4096, 1) ", " BIN(9223372036854775807, 12288, 0)
+
+/* @text as a message; NULL when json-c refuses it */
+static struct json_object *msg(const char *text)
+{
+	return json_tokener_parse(text);
+}
+
+/* the bytes stay bytes: no page size is assumed in what balance reads */
+static const char *reply_is_read_in_bytes(void)
+{
+	struct json_object *m = msg(REPLY(NODE(0, GOOD_BINS) ", " NODE(1, BIN(1000, 1, 4095) ", "
+							   BIN(9223372036854775807, 0, 0))));
+	struct ws_report r;
+
+	CHECK(m && !qmp_report_parse(m, &r), "a well-formed reply refused");
+	CHECK(!r.reclaim && r.data_age_ms == 7 && r.nr_nodes == 2, "header %d %llu %u", r.reclaim,
+	      (unsigned long long)r.data_age_ms, r.nr_nodes);
+	CHECK(r.nodes[0].bins[0].anon == 4096 && r.nodes[0].bins[0].file == 1 &&
+	      r.nodes[1].bins[0].anon == 1 && r.nodes[1].bins[0].file == 4095,
+	      "bytes not kept as sent");
+	CHECK(r.nodes[0].bins[1].idle_le_ms == 9223372036854775807ULL && r.nodes[1].id == 1,
+	      "catch-all or node id misread");
+	json_object_put(m);
+	return NULL;
+}
+
+/* "show" prints the seed's page counts: bytes in WSR_PAGE_SIZE pages */
+static const char *show_prints_pages_of_the_guest(void)
+{
+	struct json_object *m = msg(REPLY(NODE(0, GOOD_BINS)));
+	char *out = NULL;
+	size_t len;
+	FILE *f = open_memstream(&out, &len);
+
+	CHECK(m && f, "setup");
+	qmp_print_report(f, m);
+	fclose(f);
+	CHECK(WSR_PAGE_SIZE == 4096, "page size %llu", WSR_PAGE_SIZE);
+	CHECK(!strcmp(out, "cause=request data_age_ms=7\nN0\n1000 anon=1 file=0\n"
+			   "9223372036854775807 anon=3 file=0\n"), "printed\n%s", out);
+	free(out);
+	json_object_put(m);
+	return NULL;
+}
+
+/* an event carries its report in "data"; its cause decides balance's deflation */
+static const char *event_of_reclaim_is_read(void)
+{
+	struct json_object *m = msg("{\"event\": \"WORKING_SET_EVENT\", \"data\": {\"cause\": "
+				    "\"reclaim\", \"data-age-ms\": 0, \"nodes\": [" NODE(3, GOOD_BINS)
+				    "]}, \"timestamp\": {\"seconds\": 1, \"microseconds\": 0}}");
+	struct ws_report r;
+
+	CHECK(m && !qmp_report_parse(m, &r), "event refused");
+	CHECK(r.reclaim == 1 && r.nr_nodes == 1 && r.nodes[0].id == 3 && r.nodes[0].nr_bins == 2,
+	      "event misread");
+	json_object_put(m);
+	return NULL;
+}
+
+/* each is refused as a whole, and *r is left as it was */
+static const char *malformed_reports_are_refused(void)
+{
+	static const char *const bad[] = {
+		/* the property before the first report: no cause, no age */
+		"{\"return\": {\"reports\": 0, \"last-update-ms\": 0, \"nodes\": []}}",
+		"{\"error\": {\"class\": \"GenericError\", \"desc\": \"no\"}}",
+		"{\"QMP\": {}}",
+		"[1, 2]",
+		"{\"return\": 1}",
+		"{\"event\": \"WORKING_SET_EVENT\"}",
+		"{\"return\": {\"cause\": 1, \"data-age-ms\": 1, \"nodes\": []}}",
+		"{\"return\": {\"cause\": \"request\", \"data-age-ms\": -1, \"nodes\": []}}",
+		"{\"return\": {\"cause\": \"request\", \"data-age-ms\": 1.5, \"nodes\": []}}",
+		"{\"return\": {\"cause\": \"request\", \"data-age-ms\": \"1\", \"nodes\": []}}",
+		"{\"return\": {\"cause\": \"request\", \"data-age-ms\": 1, \"nodes\": {}}}",
+		REPLY(NODE(0, BIN(1000, -4096, 0))),
+		REPLY(NODE(0, BIN(1000, 4096, 0.5))),
+		REPLY(NODE(0, BIN(1000, "4096", 0))),
+		REPLY(NODE(0, "{\"idle-age-ms\": 1000, \"anon-bytes\": 1}")),
+		REPLY(NODE(-1, GOOD_BINS)),
+		REPLY(NODE(16, GOOD_BINS)),
+		REPLY("{\"bins\": []}"),
+		REPLY("{\"node-id\": 0, \"bins\": {}}"),
+		REPLY("1"),
+		/* 17 nodes: beyond what struct ws_report holds */
+		REPLY(NODE(0, "") "," NODE(1, "") "," NODE(2, "") "," NODE(3, "") "," NODE(4, "") ","
+		      NODE(5, "") "," NODE(6, "") "," NODE(7, "") "," NODE(8, "") "," NODE(9, "") ","
+		      NODE(10, "") "," NODE(11, "") "," NODE(12, "") "," NODE(13, "") ","
+		      NODE(14, "") "," NODE(15, "") "," NODE(15, "")),
+	};
+	struct ws_report r, before;
+	struct json_object *m;
+	unsigned int i;
+
+	memset(&before, 0x5a, sizeof(before));
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		m = msg(bad[i]);
+		CHECK(m, "test %u is not JSON: %s", i, bad[i]);
+		r = before;
+		CHECK(qmp_report_parse(m, &r), "accepted %s", bad[i]);
+		CHECK(!memcmp(&r, &before, sizeof(r)), "%s changed the report", bad[i]);
+		json_object_put(m);
+	}
+	return NULL;
+}
+
+/* 16 nodes of 16 bins: the most that fits, all read */
+static const char *largest_report_fits(void)
+{
+	char *text = malloc(64 << 10), *p = text;
+	struct json_object *m;
+	struct ws_report r;
+	int n, b;
+
+	CHECK(text, "malloc");
+	p += sprintf(p, "{\"return\": {\"cause\": \"reclaim\", \"data-age-ms\": 1, \"nodes\": [");
+	for (n = 0; n < WS_MAX_NODES; n++) {
+		p += sprintf(p, "%s{\"node-id\": %d, \"bins\": [", n ? ", " : "", n);
+		for (b = 0; b < WS_MAX_BINS; b++)
+			p += sprintf(p, "%s" BIN(%d, %d, %d), b ? ", " : "", b + 1, n, b);
+		p += sprintf(p, "]}");
+	}
+	strcpy(p, "]}}");
+	m = msg(text);
+	free(text);
+	CHECK(m && !qmp_report_parse(m, &r), "16 nodes of 16 bins refused");
+	CHECK(r.nr_nodes == WS_MAX_NODES && r.nodes[15].nr_bins == WS_MAX_BINS &&
+	      r.nodes[15].bins[15].anon == 15 && r.nodes[15].bins[15].file == 15 &&
+	      r.nodes[15].bins[15].idle_le_ms == 16, "misread");
+	json_object_put(m);
+	return NULL;
+}
+
+static const struct unit_test tests[] = {
+	{ "host_report_reply_is_read_in_bytes", reply_is_read_in_bytes },
+	{ "host_report_show_prints_pages_of_the_guest", show_prints_pages_of_the_guest },
+	{ "host_report_event_of_reclaim_is_read", event_of_reclaim_is_read },
+	{ "host_report_malformed_reports_are_refused", malformed_reports_are_refused },
+	{ "host_report_largest_report_fits", largest_report_fits },
+};
+
+UNIT_MAIN(tests)
