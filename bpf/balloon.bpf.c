@@ -15,6 +15,7 @@
  * lruvec reading and binning with the estimator (wsr.bpf.c) through the
  * .bpf.h headers, and the maps of maps.bpf.h through their pins.
  */
+#include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>

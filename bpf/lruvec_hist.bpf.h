@@ -88,12 +88,6 @@ static __noinline int read_parts(struct lruvec *lruvec, struct scratch *s)
 	return 0;
 }
 
-/*
- * @lruvec's kept parts, locked for an update, created if @create and its
- * memcg is online (an offline one's entry, deleted by wsr_offline, must
- * not come back).  NULL if another CPU holds them through 64 tries: that
- * update is lost, and the parts fall back on MGLRU's births at the next
-
 /* bin bounds of @cfg in jiffies into s->bounds */
 static __always_inline void load_bounds(const struct wsr_config *cfg, bool reaccess,
 					struct scratch *s)

@@ -12,6 +12,8 @@
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include "wsr.h"
+#include "binning.h"
+#include "vgen.h"
 
 extern unsigned int CONFIG_HZ __kconfig;
 
