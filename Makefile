@@ -103,8 +103,10 @@ $(LIBWSR): $(LIBWSR_OBJS)
 	$(call msg,AR,$@)
 	$(Q)rm -f $@ && $(AR) rcs $@ $^
 
-# static, so that it runs in a busybox initramfs
-$(GUEST)/wsr: $(CLI_SRCS) $(LIBWSR) $(BUILD)/wsr.skel.h $(wildcard loader/*.h include/*.h) | $(GUEST)
+# static, so that it runs in a busybox initramfs; two BPF objects, the
+# estimator's (load.c) and the balloon's (balloon-attach.c), which loads
+# only where the virtio_balloon driver is
+$(GUEST)/wsr: $(CLI_SRCS) $(LIBWSR) $(BUILD)/wsr.skel.h $(BUILD)/balloon.skel.h $(wildcard loader/*.h include/*.h) | $(GUEST)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(INCLUDES) -static -o $@ $(CLI_SRCS) $(LIBWSR) $(LIBS)
 
@@ -147,6 +149,12 @@ $(BUILD)/unit/%: tests/unit/%.c $(LIBWSR) $(wildcard loader/*.h include/*.h bpf/
 $(BUILD)/unit/test_cli: tests/unit/test_cli.c tests/unit/unit.h $(GUEST)/wsr | $(BUILD)/unit
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) -DWSR_BIN='"$(abspath $(GUEST)/wsr)"' -o $@ $<
+
+# the two BPF objects' shape, opened and not loaded (see the test)
+$(BUILD)/unit/test_bpf_objects: tests/unit/test_bpf_objects.c tests/unit/unit.h $(BUILD)/wsr.bpf.o \
+		$(BUILD)/balloon.bpf.o | $(BUILD)/unit
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) -DWSR_BPF_DIR='"$(abspath $(BUILD))"' -o $@ $< $(LIBS)
 
 # "wsr metrics"' exposition (libwsr), checked by promtool too
 $(BUILD)/unit/test_metrics: tests/unit/test_metrics.c $(LIBWSR) $(wildcard loader/*.h include/*.h tests/unit/*.h) | $(BUILD)/unit

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * Decisions of the balloon programs that need no kernel types, included by
- * wsr.bpf.c and by the host unit tests, so that what the guest runs is
+ * balloon.bpf.c and by the host unit tests, so that what the guest runs is
  * what is tested.
  */
 #ifndef __WSR_BALLOON_H

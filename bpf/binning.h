@@ -2,8 +2,9 @@
 /*
  * Binning of MGLRU generations into an idle-age histogram.
  *
- * Pure arithmetic with no kernel types, included by wsr.bpf.c and by the
- * host unit tests, so that the algorithm the guest runs is the one tested.
+ * Pure arithmetic with no kernel types, included by the BPF programs
+ * (lruvec_hist.bpf.h) and by the host unit tests, so that the algorithm
+ * the guest runs is the one tested.
  *
  * A generation spans the idle ages [now - end, now - birth], where end is
  * the birth of the next younger generation (now for the youngest).  Where

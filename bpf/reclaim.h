@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * Which reclaim passes make reports, as the seed's report_wss() decides.
- * Pure functions of the scan_control fields, included by wsr.bpf.c and by
- * the host unit tests, so that the rule the guest runs is the one tested.
+ * Pure functions of the scan_control fields, included by the BPF programs
+ * (kernel.bpf.h) and by the host unit tests, so that the rule the guest
+ * runs is the one tested.
  */
 #ifndef __WSR_RECLAIM_H
 #define __WSR_RECLAIM_H

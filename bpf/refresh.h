@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * What a refresh ages, as the seed's refresh_wss() decides.  Pure
- * functions, included by wsr.bpf.c (the iterator wsr_refresh_list) and by
- * the host unit tests, so that the rule the guest runs is the one tested.
+ * functions, included by refresh_list.bpf.h (the iterator
+ * wsr_refresh_list) and by the host unit tests, so that the rule the guest runs is the one tested.
  */
 #ifndef __WSR_REFRESH_H
 #define __WSR_REFRESH_H

@@ -23,8 +23,9 @@
  * - beyond WSR_VGEN_PARTS, the two adjacent parts whose union spans the
  *   least time become one (never the own part).
  *
- * Pure arithmetic with no kernel types, included by wsr.bpf.c and by the
- * host unit tests, so that the rules the guest runs are the ones tested.
+ * Pure arithmetic with no kernel types, included by the BPF programs
+ * (aging_hooks.bpf.h, lruvec_hist.bpf.h) and by the host unit tests, so
+ * that the rules the guest runs are the ones tested.
  */
 #ifndef __WSR_VGEN_H
 #define __WSR_VGEN_H

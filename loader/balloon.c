@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * The virtio-balloon side: attaching the balloon programs, the driver's
- * sysfs folder, answering the device's requests (for the daemon), and
- * wsr balloon [show|attach|detach] (show prints in balloon-show.c).
+ * The virtio-balloon side: the driver's sysfs folder, answering the
+ * device's requests (for the daemon), and wsr balloon [show|attach|detach]
+ * (the balloon object is loaded and pinned by balloon-attach.c; show
+ * prints in balloon-show.c).
  */
 #include <errno.h>
 #include <glob.h>
@@ -10,129 +11,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <fcntl.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
-#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "cli.h"
-#include "load.h"
 
 #define BALLOON_WS_GLOB	"/sys/bus/virtio/drivers/virtio_balloon/virtio*/working_set"
-
-/* the balloon programs' pins: they keep the virtio_balloon module loaded */
-const char *const balloon_pins[3] = { "link_balloon_reclaim", "prog_balloon_request",
-				      "link_balloon_request_hook" };
-
-/*
- * Does the virtio_balloon driver have the working-set kfuncs?  A module
- * has them in its own BTF; a driver built in (CONFIG_VIRTIO_BALLOON=y), in
- * vmlinux's.
- */
-bool balloon_kfuncs(void)
-{
-	static const char kfunc[] = "bpf_virtio_balloon_ws_report";
-	struct btf *vmlinux = btf__load_vmlinux_btf(), *mod;
-	bool found = false;
-
-	if (!vmlinux)
-		return false;
-	mod = btf__parse_split("/sys/kernel/btf/virtio_balloon", vmlinux);
-	if (mod) {
-		found = btf__find_by_name_kind(mod, kfunc, BTF_KIND_FUNC) > 0;
-		btf__free(mod);
-	} else {
-		found = btf__find_by_name_kind(vmlinux, kfunc, BTF_KIND_FUNC) > 0;
-	}
-	btf__free(vmlinux);
-	return found;
-}
-
-bool balloon_attached(void)
-{
-	char path[PATH_MAX];
-
-	wsr_pin_path(pin_dir, balloon_pins[0], path, sizeof(path));
-	return access(path, F_OK) == 0;
-}
-
-/*
- * Load and pin the balloon programs.  The daemon (on the driver's arrival)
- * and "wsr balloon attach" may race: a lock on the pin folder, held only
- * while pinning (the verifier's seconds are spent before it, so that
- * watchers claiming a slot under the same lock do not wait), makes the
- * second one find the first one's pins and drop its own load.
- */
-int balloon_attach(void)
-{
-	struct wsr_bpf *skel = NULL;
-	char path[PATH_MAX];
-	int err = -1, dir = -1;
-
-	if (balloon_attached())
-		return 0;
-	if (!balloon_kfuncs()) {
-		err_msg("the virtio_balloon driver is not loaded or has no working-set kfuncs");
-		return -1;
-	}
-	skel = open_skel(true, wsr_loaded_walk_steps(pin_dir));
-	if (!skel)
-		return -1;
-	if (wsr_bpf__load(skel)) {
-		err_msg("cannot load the balloon programs (run with -v for the verifier log)");
-		goto out;
-	}
-	dir = open(pin_dir, O_RDONLY | O_DIRECTORY);
-	if (dir < 0 || flock(dir, LOCK_EX)) {
-		err_msg("cannot lock %s: %s", pin_dir, strerror(errno));
-		goto out;
-	}
-	if (balloon_attached()) {
-		err = 0;
-		goto out;
-	}
-	wsr_pin_path(pin_dir, balloon_pins[1], path, sizeof(path));
-	if (bpf_program__pin(skel->progs.wsr_balloon_request, path) ||
-	    pin_link(bpf_program__attach(skel->progs.wsr_balloon_reclaim), balloon_pins[0]) ||
-	    pin_link(bpf_program__attach(skel->progs.wsr_balloon_request_hook), balloon_pins[2])) {
-		unpin_all(balloon_pins, ARRAY_SIZE(balloon_pins));
-		goto out;
-	}
-	err = 0;
-out:
-	wsr_bpf__destroy(skel);
-	if (dir >= 0)
-		close(dir);	/* and the lock with it */
-	return err;
-}
-
-/*
- * Unpin the balloon programs and wait until the kernel has let go of the
- * module: programs are freed after an RCU grace period, and only then
- * does "rmmod virtio_balloon" work.
- */
-static int balloon_detach(void)
-{
-	int i;
-
-	unpin_all(balloon_pins, ARRAY_SIZE(balloon_pins));
-	for (i = 0; i < 100; i++) {
-		char buf[16] = "0";
-		FILE *f = fopen("/sys/module/virtio_balloon/refcnt", "r");
-
-		if (f) {
-			if (!fgets(buf, sizeof(buf), f))
-				buf[0] = '0';
-			fclose(f);
-		}
-		if (atoi(buf) == 0)
-			return 0;
-		usleep(50 * 1000);
-	}
-	err_msg("warning: virtio_balloon is still in use 5 s after detaching");
-	return 0;
-}
 
 int balloon_read_text(const char *dir, const char *name, char *buf, size_t len)
 {
@@ -376,16 +261,19 @@ int cmd_balloon(int argc, char **argv)
 	}
 	if (!strcmp(sub, "detach"))
 		return balloon_detach();
+	/* made by the balloon object's first attach: none before is nothing sent */
 	fd = wsr_pin_open(pin_dir, "balloon", &err);
-	if (fd < 0) {
+	if (fd < 0 && (fd != -ENOENT || !wsr_loaded(pin_dir))) {
 		err_msg("%s", err.msg);
 		return 1;
 	}
-	if (bpf_map_lookup_elem(fd, &(__u32){ 0 }, &b)) {
+	if (fd >= 0 && bpf_map_lookup_elem(fd, &(__u32){ 0 }, &b)) {
+		err_msg("cannot read the pinned map balloon: %s", strerror(errno));
 		close(fd);
 		return 1;
 	}
-	close(fd);
+	if (fd >= 0)
+		close(fd);
 	if (print_balloon(balloon_dir(dir, sizeof(dir)) ? NULL : dir, &b, json)) {
 		err_msg("out of memory");
 		return 1;

@@ -60,15 +60,21 @@ int cmd_daemon(int argc, char **argv);
 int cmd_unload(int argc, char **argv);
 int cmd_balloon(int argc, char **argv);
 
-/* load.c: load the programs and pin them in pin_dir; unpin */
+/* load.c: load the estimator's programs and pin them in pin_dir; unpin */
 int load_and_pin(__u32 walk_steps);
 void unpin_all(const char *const *names, size_t nr);
+struct bpf_link;
+/* pin @link as @name in pin_dir, and drop our reference either way */
+int pin_link(struct bpf_link *link, const char *name);
 
-/* balloon.c: the balloon programs and device, for the daemon */
+/* balloon-attach.c: the balloon's programs, loaded apart */
 extern const char *const balloon_pins[3];
 bool balloon_kfuncs(void);
 bool balloon_attached(void);
 int balloon_attach(void);
+int balloon_detach(void);
+
+/* balloon.c: the balloon device, for the daemon */
 int balloon_claim(__u64 request, __u64 until_ns);
 
 struct balloon_watch {

@@ -221,7 +221,7 @@ int cmd_daemon(int argc, char **argv)
 	struct balloon_watch bw = { .fd = { -1, -1 } };
 	__u64 interval_ms = 1000, walk_steps = WSR_MAX_WALK_STEPS;
 	struct wsr_stats logged = {};
-	bool seed_aging = false;
+	bool seed_aging = false, claimed = false;
 	struct wsr_err err;
 	ino_t module = 0, pins;
 	int ret = daemon_options(argc, argv, &interval_ms, &walk_steps, &seed_aging);
@@ -256,8 +256,6 @@ int cmd_daemon(int argc, char **argv)
 	balloon_module_appeared(&module);
 	if (balloon_kfuncs() && !balloon_attached() && !balloon_attach())
 		fprintf(stderr, "wsr: balloon programs attached\n");
-	/* requests are ours for WSR_BALLOON_DAEMON_MS, then the request hook's */
-	balloon_claim(0, 1);
 	while (!exiting) {
 		/*
 		 * Unloaded, or loaded again by another daemon: these are not
@@ -279,12 +277,19 @@ int cmd_daemon(int argc, char **argv)
 			else
 				module = 0;	/* try again next time */
 		}
+		/*
+		 * Requests are ours for WSR_BALLOON_DAEMON_MS, then the request
+		 * hook's; the claim's map comes with the balloon's first attach.
+		 */
+		if (!claimed && balloon_attached())
+			claimed = !balloon_claim(0, 1);
 		check_limits(&logged);
 		if (!seed_aging)
 			age_in_background();
 		balloon_serve(&bw, interval_ms);
 	}
-	balloon_claim(0, 0);
+	if (claimed)
+		balloon_claim(0, 0);
 	balloon_unwatch(&bw);
 	fprintf(stderr, "wsr: exiting; the programs stay attached (\"wsr unload\" detaches)\n");
 	return 0;

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * Loading the BPF object of wsr.bpf.c and pinning its maps, programs and
- * links in pin_dir (wsr daemon, wsr balloon attach); wsr unload.
+ * Loading the estimator's BPF object (bpf/wsr.bpf.c) and pinning its maps,
+ * programs and links in pin_dir (wsr daemon); wsr unload.  The balloon's
+ * object loads apart, in balloon-attach.c.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -12,7 +13,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "cli.h"
-#include "load.h"
+#include "wsr.skel.h"
 
 static const char *const link_pins[] = { "link_reclaim", "link_reaccess", "link_offline",
 					 "link_aging_begin", "link_aging_end",
@@ -84,7 +85,8 @@ int pin_link(struct bpf_link *link, const char *name)
 	return err;
 }
 
-struct wsr_bpf *open_skel(bool balloon, __u32 walk_steps)
+/* the estimator's object with its maps set to their pins */
+static struct wsr_bpf *open_skel(__u32 walk_steps)
 {
 	struct bpf_program *prog;
 	struct bpf_map *map;
@@ -98,16 +100,10 @@ struct wsr_bpf *open_skel(bool balloon, __u32 walk_steps)
 	}
 	skel->rodata->nr_nodes = wsr_possible_nodes();
 	skel->rodata->walk_steps = walk_steps;
-	bpf_object__for_each_program(prog, skel->obj) {
-		bool is_balloon = prog == skel->progs.wsr_balloon_reclaim ||
-				  prog == skel->progs.wsr_balloon_request ||
-				  prog == skel->progs.wsr_balloon_request_hook;
-
-		bpf_program__set_autoload(prog, is_balloon == balloon);
-		/* with -v, each program's verifier cost (BPF_LOG_STATS) */
-		if (verbose)
+	/* with -v, each program's verifier cost (BPF_LOG_STATS) */
+	if (verbose)
+		bpf_object__for_each_program(prog, skel->obj)
 			bpf_program__set_log_level(prog, 4);
-	}
 	/* pinned maps are reused: config and history survive a reload */
 	bpf_object__for_each_map(map, skel->obj) {
 		/* internal maps (.rodata, .bss) belong to this load only */
@@ -127,7 +123,7 @@ int load_and_pin(__u32 walk_steps)
 	char path[PATH_MAX];
 	int err = -1, cg = -1;
 
-	skel = open_skel(false, walk_steps);
+	skel = open_skel(walk_steps);
 	if (!skel)
 		return -1;
 	if (check_attach_targets(skel))
@@ -136,7 +132,7 @@ int load_and_pin(__u32 walk_steps)
 		err_msg("cannot load the BPF programs (run with -v for the verifier log)");
 		goto out;
 	}
-	/* for the balloon programs loaded later, and for the warnings */
+	/* for the balloon object loaded later, and for the warnings */
 	if (bpf_map_update_elem(bpf_map__fd(skel->maps.stats), &(__u32){ 0 },
 				&(struct wsr_stats){ .walk_steps = walk_steps }, BPF_ANY)) {
 		err_msg("cannot store the walk limit: %s", strerror(errno));

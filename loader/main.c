@@ -3,8 +3,10 @@
  * wsr: working-set reporting for overcommitted Linux guests.
  *
  * One binary, two roles:
- *  - "wsr daemon" loads the BPF programs of wsr.bpf.c, pins their maps and
- *    links under one bpffs folder and keeps the memcg list fresh.  The
+ *  - "wsr daemon" loads the estimator's BPF programs (bpf/wsr.bpf.c), and
+ *    the balloon's (bpf/balloon.bpf.c) where the virtio_balloon driver is,
+ *    pins their maps and links under one bpffs folder and keeps the memcg
+ *    list fresh.  The
  *    programs keep running when it exits or dies; a new daemon adopts them.
  *  - the other commands are the CLI: they open the pins, set and show the
  *    knobs and print histograms in the seed's sysfs formats or as JSON.

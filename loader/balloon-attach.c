@@ -1,0 +1,216 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Loading the balloon's BPF object (bpf/balloon.bpf.c) and pinning its
+ * programs (wsr daemon, wsr balloon attach); wsr balloon detach.
+ *
+ * An object apart from the estimator's: its programs call the
+ * virtio_balloon module's kfuncs, so it loads only when the driver is
+ * there, and its pins keep the module loaded until detached.  It reuses the
+ * estimator's pinned maps (stats, scratch_map, vgens) and makes its own
+ * (balloon, balloon_claim, request_scratch) at its first load.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+#include "cli.h"
+#include "balloon.skel.h"
+
+/* the balloon programs' pins: they keep the virtio_balloon module loaded */
+const char *const balloon_pins[3] = { "link_balloon_reclaim", "prog_balloon_request",
+				      "link_balloon_request_hook" };
+
+/*
+ * Does the virtio_balloon driver have the working-set kfuncs?  A module
+ * has them in its own BTF; a driver built in (CONFIG_VIRTIO_BALLOON=y), in
+ * vmlinux's.
+ */
+bool balloon_kfuncs(void)
+{
+	static const char kfunc[] = "bpf_virtio_balloon_ws_report";
+	struct btf *vmlinux = btf__load_vmlinux_btf(), *mod;
+	bool found = false;
+
+	if (!vmlinux)
+		return false;
+	mod = btf__parse_split("/sys/kernel/btf/virtio_balloon", vmlinux);
+	if (mod) {
+		found = btf__find_by_name_kind(mod, kfunc, BTF_KIND_FUNC) > 0;
+		btf__free(mod);
+	} else {
+		found = btf__find_by_name_kind(vmlinux, kfunc, BTF_KIND_FUNC) > 0;
+	}
+	btf__free(vmlinux);
+	return found;
+}
+
+static bool pinned(const char *name)
+{
+	char path[PATH_MAX];
+
+	wsr_pin_path(pin_dir, name, path, sizeof(path));
+	return access(path, F_OK) == 0;
+}
+
+bool balloon_attached(void)
+{
+	return pinned(balloon_pins[0]);
+}
+
+/* the maps this object makes; the others are the estimator's, reused */
+static bool own_map(const struct balloon_bpf *skel, const struct bpf_map *map)
+{
+	return map == skel->maps.balloon || map == skel->maps.balloon_claim ||
+	       map == skel->maps.request_scratch;
+}
+
+/*
+ * The balloon object with its maps set to their pins: the estimator's must
+ * be there (a balloon report bins with the estimator's kept parts, counts
+ * in its stats), ours are made and pinned by the first load.
+ */
+static struct balloon_bpf *open_balloon_skel(void)
+{
+	struct bpf_program *prog;
+	struct balloon_bpf *skel;
+	struct bpf_map *map;
+	struct wsr_err err;
+	char path[PATH_MAX];
+	int fd;
+
+	skel = balloon_bpf__open();
+	if (!skel) {
+		err_msg("cannot open the balloon's BPF object");
+		return NULL;
+	}
+	skel->rodata->nr_nodes = wsr_possible_nodes();
+	skel->rodata->walk_steps = wsr_loaded_walk_steps(pin_dir);
+	/* with -v, each program's verifier cost (BPF_LOG_STATS) */
+	if (verbose)
+		bpf_object__for_each_program(prog, skel->obj)
+			bpf_program__set_log_level(prog, 4);
+	bpf_object__for_each_map(map, skel->obj) {
+		/* internal maps (.rodata, .bss) belong to this load only */
+		if (strchr(bpf_map__name(map), '.'))
+			continue;
+		if (own_map(skel, map)) {
+			wsr_pin_path(pin_dir, bpf_map__name(map), path, sizeof(path));
+			if (!bpf_map__set_pin_path(map, path))
+				continue;
+			err_msg("cannot set the pin of map %s", bpf_map__name(map));
+			goto fail;
+		}
+		fd = wsr_pin_open(pin_dir, bpf_map__name(map), &err);
+		if (fd < 0) {
+			err_msg("%s", err.msg);
+			goto fail;
+		}
+		/* the estimator's map, not a copy: reuse_fd dups the fd */
+		if (bpf_map__reuse_fd(map, fd)) {
+			err_msg("cannot reuse the pinned map %s (made by another wsr version?): %s",
+				bpf_map__name(map), strerror(errno));
+			close(fd);
+			goto fail;
+		}
+		close(fd);
+	}
+	return skel;
+fail:
+	balloon_bpf__destroy(skel);
+	return NULL;
+}
+
+/*
+ * Load and pin the balloon programs.  The daemon (on the driver's arrival)
+ * and "wsr balloon attach" may race: a lock on the pin folder, held only
+ * while pinning (the verifier's seconds are spent before it, so that
+ * watchers claiming a slot under the same lock do not wait), makes the
+ * second one find the first one's pins and drop its own load.  The first
+ * load ever also pins the object's maps, so it holds the lock throughout:
+ * two loads making them at once would both try to pin them.
+ */
+int balloon_attach(void)
+{
+	struct balloon_bpf *skel = NULL;
+	char path[PATH_MAX];
+	int err = -1, dir;
+	bool first;
+
+	if (balloon_attached())
+		return 0;
+	if (!balloon_kfuncs()) {
+		err_msg("the virtio_balloon driver is not loaded or has no working-set kfuncs");
+		return -1;
+	}
+	dir = open(pin_dir, O_RDONLY | O_DIRECTORY);
+	if (dir < 0) {
+		err_msg("cannot open %s: %s", pin_dir, strerror(errno));
+		return -1;
+	}
+	first = !pinned("balloon");
+	if (first && flock(dir, LOCK_EX)) {
+		err_msg("cannot lock %s: %s", pin_dir, strerror(errno));
+		goto out;
+	}
+	skel = open_balloon_skel();
+	if (!skel)
+		goto out;
+	if (balloon_bpf__load(skel)) {
+		err_msg("cannot load the balloon programs (run with -v for the verifier log)");
+		goto out;
+	}
+	if (!first && flock(dir, LOCK_EX)) {
+		err_msg("cannot lock %s: %s", pin_dir, strerror(errno));
+		goto out;
+	}
+	if (balloon_attached()) {
+		err = 0;
+		goto out;
+	}
+	wsr_pin_path(pin_dir, balloon_pins[1], path, sizeof(path));
+	if (bpf_program__pin(skel->progs.wsr_balloon_request, path) ||
+	    pin_link(bpf_program__attach(skel->progs.wsr_balloon_reclaim), balloon_pins[0]) ||
+	    pin_link(bpf_program__attach(skel->progs.wsr_balloon_request_hook), balloon_pins[2])) {
+		unpin_all(balloon_pins, ARRAY_SIZE(balloon_pins));
+		goto out;
+	}
+	err = 0;
+out:
+	balloon_bpf__destroy(skel);
+	close(dir);	/* and the lock with it */
+	return err;
+}
+
+/*
+ * Unpin the balloon programs and wait until the kernel has let go of the
+ * module: programs are freed after an RCU grace period, and only then
+ * does "rmmod virtio_balloon" work.  The balloon's maps stay, with what
+ * was last sent, for "wsr balloon show" and the next attach.
+ */
+int balloon_detach(void)
+{
+	int i;
+
+	unpin_all(balloon_pins, ARRAY_SIZE(balloon_pins));
+	for (i = 0; i < 100; i++) {
+		char buf[16] = "0";
+		FILE *f = fopen("/sys/module/virtio_balloon/refcnt", "r");
+
+		if (f) {
+			if (!fgets(buf, sizeof(buf), f))
+				buf[0] = '0';
+			fclose(f);
+		}
+		if (atoi(buf) == 0)
+			return 0;
+		usleep(50 * 1000);
+	}
+	err_msg("warning: virtio_balloon is still in use 5 s after detaching");
+	return 0;
+}
