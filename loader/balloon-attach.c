@@ -189,8 +189,10 @@ out:
 
 /*
  * Unpin the balloon programs and wait until the kernel has let go of the
- * module: programs are freed after an RCU grace period, and only then
- * does "rmmod virtio_balloon" work.  The balloon's maps stay, with what
+ * module: programs are freed after an RCU grace period (the trampolines
+ * of fentry programs after an RCU-tasks one, seconds on a busy machine:
+ * 5 s was seen too short under load), and only then does "rmmod
+ * virtio_balloon" work.  The balloon's maps stay, with what
  * was last sent, for "wsr balloon show" and the next attach.
  */
 int balloon_detach(void)
@@ -198,7 +200,7 @@ int balloon_detach(void)
 	int i;
 
 	unpin_all(balloon_pins, ARRAY_SIZE(balloon_pins));
-	for (i = 0; i < 100; i++) {
+	for (i = 0; i < 600; i++) {
 		char buf[16] = "0";
 		FILE *f = fopen("/sys/module/virtio_balloon/refcnt", "r");
 
@@ -211,6 +213,6 @@ int balloon_detach(void)
 			return 0;
 		usleep(50 * 1000);
 	}
-	err_msg("warning: virtio_balloon is still in use 5 s after detaching");
+	err_msg("warning: virtio_balloon is still in use 30 s after detaching");
 	return 0;
 }
