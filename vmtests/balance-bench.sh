@@ -201,4 +201,5 @@ for p in $policies; do plot "$p" "$out/$p-1"; done
 	done | awk -f "$WSR_ROOT/vmtests/balance-bench-summary.awk"
 	echo
 	for p in $policies; do echo "plot: $out/balance-$p.png"; done
-} | tee "$out/summary.md"
+} >"$out/summary.md"
+cat "$out/summary.md"
