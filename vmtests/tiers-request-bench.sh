@@ -15,7 +15,7 @@ set -eu
 SECS=${WSR_BENCH_TIER_SECONDS:-600}
 HOST=${BUILD:-$WSR_ROOT/build}/wsr-host
 tmp=$(mktemp -d)
-trap 'kill $(jobs -p) 2>/dev/null; [ -n "${KEEP:-}" ] || rm -rf "$tmp"' EXIT
+trap 'kill $(jobs -p) 2>/dev/null || true; [ -n "${KEEP:-}" ] || rm -rf "$tmp"' EXIT
 
 "$WSR_ROOT"/vmtests/run --quiet --log "$tmp/log" --qmp "$tmp/qmp" \
 	--balloon working-set=on,working-set-bins=7 \
