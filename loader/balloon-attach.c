@@ -100,6 +100,9 @@ static struct balloon_bpf *open_balloon_skel(void)
 		if (strchr(bpf_map__name(map), '.'))
 			continue;
 		if (own_map(skel, map)) {
+			/* pinned: reused at load; else made, and pinned by hand */
+			if (!pinned(bpf_map__name(map)))
+				continue;
 			wsr_pin_path(pin_dir, bpf_map__name(map), path, sizeof(path));
 			if (!bpf_map__set_pin_path(map, path))
 				continue;
@@ -127,20 +130,50 @@ fail:
 }
 
 /*
+ * Pin the maps this load made (none were pinned when it opened), under
+ * the pin folder's lock.  1 when another load pinned them in the
+ * meantime: this load's maps are not the ones the pins name.
+ */
+static int pin_own_maps(struct balloon_bpf *skel)
+{
+	struct bpf_map *map;
+	char path[PATH_MAX];
+
+	bpf_object__for_each_map(map, skel->obj) {
+		if (!own_map(skel, map) || bpf_map__pin_path(map))
+			continue;
+		if (pinned(bpf_map__name(map)))
+			return 1;
+	}
+	bpf_object__for_each_map(map, skel->obj) {
+		if (!own_map(skel, map) || bpf_map__pin_path(map))
+			continue;
+		wsr_pin_path(pin_dir, bpf_map__name(map), path, sizeof(path));
+		if (bpf_map__pin(map, path)) {
+			err_msg("cannot pin map %s at %s: %s", bpf_map__name(map), path,
+				strerror(errno));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/*
  * Load and pin the balloon programs.  The daemon (on the driver's arrival)
  * and "wsr balloon attach" may race: a lock on the pin folder, held only
  * while pinning (the verifier's seconds are spent before it, so that
- * watchers claiming a slot under the same lock do not wait), makes the
+ * watchers claiming a slot under the same lock do not wait: a watcher
+ * started with the daemon would miss the first reclaim report), makes the
  * second one find the first one's pins and drop its own load.  The first
- * load ever also pins the object's maps, so it holds the lock throughout:
- * two loads making them at once would both try to pin them.
+ * load ever also pins the object's own maps, under the same lock; a load
+ * that finds them pinned by another meanwhile loads once more, reusing
+ * them.
  */
 int balloon_attach(void)
 {
 	struct balloon_bpf *skel = NULL;
 	char path[PATH_MAX];
-	int err = -1, dir;
-	bool first;
+	int err = -1, dir, tries = 0, raced;
 
 	if (balloon_attached())
 		return 0;
@@ -153,11 +186,7 @@ int balloon_attach(void)
 		err_msg("cannot open %s: %s", pin_dir, strerror(errno));
 		return -1;
 	}
-	first = !pinned("balloon");
-	if (first && flock(dir, LOCK_EX)) {
-		err_msg("cannot lock %s: %s", pin_dir, strerror(errno));
-		goto out;
-	}
+again:
 	skel = open_balloon_skel();
 	if (!skel)
 		goto out;
@@ -165,12 +194,24 @@ int balloon_attach(void)
 		err_msg("cannot load the balloon programs (run with -v for the verifier log)");
 		goto out;
 	}
-	if (!first && flock(dir, LOCK_EX)) {
+	if (flock(dir, LOCK_EX)) {
 		err_msg("cannot lock %s: %s", pin_dir, strerror(errno));
 		goto out;
 	}
 	if (balloon_attached()) {
 		err = 0;
+		goto out;
+	}
+	raced = pin_own_maps(skel);
+	if (raced < 0)
+		goto out;
+	if (raced && !tries++) {
+		balloon_bpf__destroy(skel);
+		flock(dir, LOCK_UN);
+		goto again;
+	}
+	if (raced) {
+		err_msg("the balloon's maps were pinned by another load twice in a row");
 		goto out;
 	}
 	wsr_pin_path(pin_dir, balloon_pins[1], path, sizeof(path));
