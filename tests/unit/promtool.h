@@ -53,4 +53,14 @@ static const char *promtool_check(const char *text)
 	return NULL;
 }
 
+/* how many times @s occurs in the exposition @t */
+static inline unsigned int count(const char *t, const char *s)
+{
+	unsigned int n = 0;
+
+	while ((t = strstr(t, s)))
+		t++, n++;
+	return n;
+}
+
 #endif /* __WSR_UNIT_PROMTOOL_H */

@@ -42,15 +42,6 @@ static char *two_vms(const char *name_a)
 	return metrics_text(v, 2);
 }
 
-static unsigned int count(const char *t, const char *s)
-{
-	unsigned int n = 0;
-
-	while ((t = strstr(t, s)))
-		t++, n++;
-	return n;
-}
-
 static const char *test_samples(void)
 {
 	static const char *const want[] = {

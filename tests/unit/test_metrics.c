@@ -56,15 +56,6 @@ static char *exposition(const char *name)
 	return text;
 }
 
-static unsigned int count(const char *t, const char *s)
-{
-	unsigned int n = 0;
-
-	while ((t = strstr(t, s)))
-		t++, n++;
-	return n;
-}
-
 static const char *test_samples(void)
 {
 	static const char *const want[] = {
