@@ -42,7 +42,8 @@ int qmp_stream_feed(struct qmp_stream *s, const char *data, size_t n)
 	/* buf[0, start) was returned and dropped; the last message stays valid */
 	size_t dead = s->start;
 
-	if (s->len - dead + n > s->max)
+	/* the message returned last is still valid, and not counted */
+	if (s->len - dead - s->msg.len + n > s->max)
 		return -2;
 	if (dead) {
 		memmove(s->buf, s->buf + dead, s->len - dead);

@@ -47,6 +47,10 @@ struct fake {
 	const char *mute;		/* a command holding this is never answered */
 	int muted;			/* one was: nothing more on this connection */
 	double muted_ms;
+	int endless;			/* answer the first command with an endless message */
+	int flooding;			/* sending it now */
+	unsigned long long flooded;	/* bytes of it sent on the last connection */
+	unsigned int cut;		/* connections cut off during it */
 };
 
 static char dir[64];
@@ -106,6 +110,14 @@ static void answer(struct fake *f, const char *cmd)
 
 	if (f->muted)
 		return;
+	if (f->endless && strstr(cmd, "\"query-balloon\"")) {
+		/* a reply whose string never ends */
+		f->muted = f->flooding = 1;
+		f->flooded = 0;
+		fcntl(f->fd, F_SETFL, O_NONBLOCK);
+		say(f, "{\"return\": {\"s\": \"");
+		return;
+	}
 	if (f->mute && strstr(cmd, f->mute)) {
 		f->muted = 1;
 		f->muted_ms = mono_ms();
@@ -144,17 +156,39 @@ static void answer(struct fake *f, const char *cmd)
 	}
 }
 
+/* the endless message: as much as the socket takes; its close ends it */
+static void flood_vm(struct fake *f)
+{
+	static char junk[1 << 16];
+	ssize_t w;
+
+	if (!junk[0])
+		memset(junk, 'x', sizeof(junk));
+	while (f->flooding && (w = write(f->fd, junk, sizeof(junk))) > 0)
+		f->flooded += w;
+	if (f->flooding && errno != EAGAIN) {
+		close(f->fd);
+		f->fd = -1;
+		f->flooding = 0;
+		f->cut++;
+	}
+}
+
 /* serve every fake for @ms, or until @until() holds (then 1) */
 static int serve_until(int ms, int (*until)(void))
 {
 	double end = mono_ms() + ms, now;
-	int i;
+	int i, flooding;
 
 	for (;;) {
 		struct pollfd p[NR_FAKES];
 
 		if (serve_hook)
 			serve_hook();
+		for (flooding = 0, i = 0; i < NR_FAKES; i++) {
+			flood_vm(&vm[i]);
+			flooding |= vm[i].flooding;
+		}
 		if (until && until())
 			return 1;
 		now = mono_ms();
@@ -163,7 +197,7 @@ static int serve_until(int ms, int (*until)(void))
 		for (i = 0; i < NR_FAKES; i++)
 			p[i] = (struct pollfd){ .fd = vm[i].fd >= 0 ? vm[i].fd : vm[i].lfd,
 						.events = POLLIN };
-		if (poll(p, NR_FAKES, serve_hook ? 20 : (int)(end - now) + 1) <= 0)
+		if (poll(p, NR_FAKES, flooding ? 2 : serve_hook ? 20 : (int)(end - now) + 1) <= 0)
 			continue;
 		for (i = 0; i < NR_FAKES; i++) {
 			struct fake *f = &vm[i];
@@ -892,6 +926,42 @@ static const char *test_metrics_flood(void)
 	return finish(err);
 }
 
+static int a_cut_twice(void)
+{
+	return vm[0].cut >= 2;
+}
+
+/*
+ * a answers a query-balloon with a message that never ends: balance cuts
+ * it off at 1 MiB (its stream's bound), says so once, retries; b is
+ * served all along.
+ */
+static const char *endless(void)
+{
+	unsigned int bcmds = vm[1].cmds;
+
+	vm[0].endless = 1;
+	CHECK(serve_until(6000, a_cut_twice), "a cut off %u times in 6 s, %llu bytes sent",
+	      vm[0].cut, vm[0].flooded);
+	serve(2500);
+	fprintf(stderr, "    | a's endless message cut off after %llu bytes (bound 1 MiB, plus "
+		"the sockets' buffers)\n", vm[0].flooded);
+	/* 1 MiB, and what the two socket buffers held */
+	CHECK(vm[0].flooded < 4 * MIB, "a sent %llu bytes before the cut", vm[0].flooded);
+	CHECK(file_count("err", "vm=a down: a message of more than 1048576 bytes: cut off") == 1,
+	      "the cut said %u times, not once",
+	      file_count("err", "vm=a down: a message of more than"));
+	CHECK(vm[1].cmds > bcmds + 4 && vm[1].balloons, "b not served meanwhile");
+	return NULL;
+}
+
+static const char *test_endless(void)
+{
+	const char *err = start(NULL, NULL, 0, "--reconnect-ms", "200", NULL);
+
+	return finish(err ? err : endless());
+}
+
 static const char *test_bad_input_refused(void)
 {
 	static const char *const bad[][4] = {
@@ -943,6 +1013,7 @@ static const struct unit_test tests[] = {
 	  test_two_vms_one_closes },
 	{ "balance_deflates_one_vm_and_serves_a_scrape_while_another_never_answers",
 	  test_b_deflates_while_a_never_answers },
+	{ "balance_cuts_off_a_vm_that_sends_an_endless_message", test_endless },
 	{ "balance_keeps_each_target_within_its_vms_min_and_max", test_vm_bounds },
 	{ "balance_dry_run_decides_and_sends_no_balloon", test_dry_run },
 	{ "balance_on_exit_deflates_what_it_set_or_keeps_it", test_on_exit },
