@@ -92,6 +92,7 @@ struct vm {
 	unsigned int failures;		/* since the VM last answered a whole tick */
 	double next_connect;
 	int down_logged;		/* down said; nothing more until it changes or ends */
+	int gone;			/* down because QEMU closed or is not there */
 	char down_why[160];
 	int in_tick;			/* a tick's commands are queued or in flight */
 
@@ -188,6 +189,7 @@ static void vm_fail(struct vm *v, const char *why)
 		say(v, "down: %s; retrying in %.1f s, then backing off to %.0f s", why,
 		    delay / 1e3, cap / 1e3);
 	v->down_logged = 1;
+	v->gone = 0;
 	snprintf(v->down_why, sizeof(v->down_why), "%s", why);
 	if (v->exit_deflate) {
 		say(v, "on exit: not deflated: %s", why);
@@ -200,6 +202,13 @@ static void vm_fail(struct vm *v, const char *why)
 	v->configured = v->stats_on = v->pending = 0;
 	v->next_connect = now_ms() + delay;
 	v->last_err[0] = 0;
+}
+
+/* down because QEMU closed the socket or has none: no guest left squeezed */
+static void vm_gone(struct vm *v, const char *why)
+{
+	vm_fail(v, why);
+	v->gone = 1;
 }
 
 /* a reading of the balloon's size: someone else's target shows here */
@@ -349,11 +358,11 @@ static void vm_send_next(struct vm *v)
 	v->queued &= ~(1u << op);
 	errno = ENOMEM;
 	if (qmp_queue(&v->q, op_cmd(v, op))) {
-		if (errno == EPIPE || errno == ECONNRESET)
-			snprintf(why, sizeof(why), "QEMU closed the socket");
-		else
-			snprintf(why, sizeof(why), "cannot send %s: %s", op_names[op],
-				 strerror(errno));
+		if (errno == EPIPE || errno == ECONNRESET) {
+			vm_gone(v, "QEMU closed the socket");
+			return;
+		}
+		snprintf(why, sizeof(why), "cannot send %s: %s", op_names[op], strerror(errno));
 		vm_fail(v, why);
 		return;
 	}
@@ -510,7 +519,7 @@ static void vm_connect(struct vm *v)
 
 	if (qmp_open_nb(&v->q, v->arg->sock, STREAM_MAX, err, sizeof(err))) {
 		snprintf(why, sizeof(why), "cannot talk QMP: %s", err);
-		vm_fail(v, why);
+		vm_gone(v, why);
 		return;
 	}
 	v->state = VM_GREETING;
@@ -526,13 +535,20 @@ static void vm_io(struct vm *v, short revents)
 
 	if ((revents & POLLOUT) && qmp_flush(&v->q)) {
 		snprintf(err, sizeof(err), "cannot send: %s", strerror(errno));
-		vm_fail(v, errno == EPIPE || errno == ECONNRESET ? "QEMU closed the socket" : err);
+		if (errno == EPIPE || errno == ECONNRESET)
+			vm_gone(v, "QEMU closed the socket");
+		else
+			vm_fail(v, err);
 		return;
 	}
 	if (!(revents & (POLLIN | POLLHUP | POLLERR)))
 		return;
-	if (qmp_fill(&v->q, err, sizeof(err))) {
-		vm_fail(v, err);
+	r = qmp_fill(&v->q, err, sizeof(err));
+	if (r) {
+		if (r == -1)
+			vm_gone(v, err);
+		else
+			vm_fail(v, err);
 		return;
 	}
 	while (v->state != VM_DOWN && (r = qmp_stream_next(&v->q.s, &m)) > 0)
@@ -739,8 +755,12 @@ static int finish(struct pollfd *pfd, struct metrics_server *ms)
 			say(v, "%s", "on exit: left as it is (its target was set elsewhere)");
 			continue;
 		}
+		if (v->state != VM_UP && v->gone) {
+			say(v, "on exit: nothing to deflate: %s", v->down_why);
+			continue;
+		}
 		if (v->state != VM_UP) {
-			say(v, "%s", "on exit: not deflated: QMP is down");
+			say(v, "on exit: not deflated: QMP is down (%s)", v->down_why);
 			exit_failed++;
 			continue;
 		}

@@ -252,16 +252,17 @@ int qmp_fill(struct qmp *q, char *err, size_t err_len)
 		return 0;
 	if (n <= 0) {
 		/* a reset is a close with our last command unread */
-		if (!n || errno == ECONNRESET)
+		if (!n || errno == ECONNRESET) {
 			snprintf(err, err_len, "QEMU closed the socket");
-		else
-			snprintf(err, err_len, "read: %s", strerror(errno));
-		return -1;
+			return -1;
+		}
+		snprintf(err, err_len, "read: %s", strerror(errno));
+		return -2;
 	}
 	r = qmp_stream_feed(&q->s, buf, n);
 	if (r == -2)
 		snprintf(err, err_len, "a message of more than %zu bytes: cut off", q->s.max);
 	else if (r)
 		snprintf(err, err_len, "out of memory");
-	return r ? -1 : 0;
+	return r ? -2 : 0;
 }

@@ -85,8 +85,9 @@ int qmp_flush(struct qmp *q);
 
 /*
  * Read what the socket has into the stream (at most 64 KiB a call, so that
- * one busy peer takes its turn like the others): 0, or -1 with the reason
- * in @err (closed, or a message longer than the stream's bound).
+ * one busy peer takes its turn like the others): 0, -1 when QEMU closed
+ * the connection, -2 on another error (a message longer than the
+ * stream's bound, out of memory), the reason in @err.
  */
 int qmp_fill(struct qmp *q, char *err, size_t err_len);
 
