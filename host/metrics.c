@@ -226,14 +226,6 @@ int metrics_timeout_ms(struct metrics_server *m)
 void metrics_run(struct metrics_server *m)
 {
 	MHD_run(m->d);
-	/*
-	 * At its connection limit libmicrohttpd takes its listening socket
-	 * out of its epoll set, and puts it back only at the start of a run:
-	 * after a run that closed connections, nothing would wake the loop
-	 * for the clients waiting to be accepted.  A second run puts it back
-	 * (and accepts them).
-	 */
-	MHD_run(m->d);
 }
 
 void metrics_stop(struct metrics_server *m)
