@@ -14,6 +14,7 @@
  * before anything else queued for that VM.  The options are parsed in
  * balance-args.c, the policy is policy.c.
  */
+#define _GNU_SOURCE	/* ppoll() */
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
@@ -123,6 +124,7 @@ static struct vm *vms;
 /* 1: stop (SIGTERM, SIGINT); 2: a second signal, stop at once */
 static volatile sig_atomic_t stop;
 static int exiting;
+static sigset_t unblocked;		/* the signal mask while waiting */
 static unsigned int exit_failed;	/* deflations on exit that did not happen */
 
 static double wall_s(void)
@@ -699,6 +701,7 @@ static void on_signal(int sig)
 static int turn(struct pollfd *pfd, struct metrics_server *ms, double max_ms)
 {
 	double next = now_ms() + max_ms, now;
+	struct timespec ts;
 	unsigned int i, n = 0, at[BALANCE_MAX_VMS];
 	int timeout, mt;
 
@@ -719,8 +722,11 @@ static int turn(struct pollfd *pfd, struct metrics_server *ms, double max_ms)
 	timeout = next > now ? (int)(next - now) + 1 : 0;
 	if (ms && (mt = metrics_timeout_ms(ms)) >= 0 && mt < timeout)
 		timeout = mt;
-	if (poll(pfd, n + !!ms, timeout) < 0 && errno != EINTR) {
-		perror("wsr-host: poll");
+	ts.tv_sec = timeout / 1000;
+	ts.tv_nsec = timeout % 1000 * 1000000L;
+	/* SIGTERM and SIGINT come only here, never between the check of stop and the wait */
+	if (ppoll(pfd, n + !!ms, &ts, &unblocked) < 0 && errno != EINTR) {
+		perror("wsr-host: ppoll");
 		return -1;
 	}
 	for (i = 0; i < n; i++)
@@ -805,6 +811,7 @@ int cmd_balance(int argc, char **argv)
 	static struct balance_cfg c;
 	struct metrics_server *ms = NULL;
 	struct sigaction sa = { .sa_handler = on_signal };
+	sigset_t stops, old;
 	struct pollfd *pfd;
 	unsigned int i;
 	int err;
@@ -840,6 +847,13 @@ int cmd_balance(int argc, char **argv)
 			return 1;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	sigemptyset(&stops);
+	sigaddset(&stops, SIGINT);
+	sigaddset(&stops, SIGTERM);
+	sigprocmask(SIG_BLOCK, &stops, &old);
+	unblocked = old;
+	sigdelset(&unblocked, SIGINT);
+	sigdelset(&unblocked, SIGTERM);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
@@ -854,6 +868,7 @@ int cmd_balance(int argc, char **argv)
 	}
 	for (i = 0; i < c.nr_vms; i++)
 		qmp_close(&vms[i].q);
+	sigprocmask(SIG_SETMASK, &old, NULL);
 	metrics_stop(ms);
 	free(pfd);
 	free(vms);
