@@ -349,7 +349,7 @@ static const char *finish(const char *err)
 			close(vm[i].lfd);
 	}
 	if (err) {
-		fprintf(stderr, "    | kept %s (balance's out and err)\n", dir);
+		fprintf(stderr, "kept %s (balance's out and err)\n", dir);
 		return err;
 	}
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
@@ -540,7 +540,7 @@ static const char *b_deflates_while_a_never_answers(void)
 		serve(5);
 	CHECK(vm[1].balloon_ms, "b not deflated within 2 s of its reclaim report while a is stuck");
 	ms = vm[1].balloon_ms - t0;
-	fprintf(stderr, "    | b's deflation %.1f ms after its reclaim report, a stuck for %.0f ms "
+	fprintf(stderr, "b's deflation %.1f ms after its reclaim report, a stuck for %.0f ms "
 		"by then; a scrape took %.1f ms\n", ms, vm[1].balloon_ms - vm[0].muted_ms,
 		scrape_ms);
 	CHECK(vm[0].accepts == acc && vm[0].muted, "a was retried before b's deflation: "
@@ -884,7 +884,7 @@ static const char *metrics_flood(void)
 	t0 = mono_ms();
 	report(&vm[1], "reclaim", vm[1].actual, 0);
 	CHECK(serve_until(1000, b_deflated), "b not deflated within 1 s under the flood");
-	fprintf(stderr, "    | under %d trickling connections: b back, its deflation %.1f ms after "
+	fprintf(stderr, "under %d trickling connections: b back, its deflation %.1f ms after "
 		"its reclaim report; balance held %u descriptors at most (RLIMIT_NOFILE 1024)\n",
 		FLOOD, vm[1].balloon_ms - t0, fl.max_fds);
 	CHECK(fl.max_fds <= 256 + 32, "balance held %u descriptors under the flood", fl.max_fds);
@@ -905,7 +905,7 @@ static const char *metrics_flood(void)
 	i = serve_until(9000, idle_closed);
 	idle_ms = mono_ms() - t0;
 	close(idle_fd);
-	fprintf(stderr, "    | the flood gone, a scrape took %.0f ms; %u of 20 connections from one "
+	fprintf(stderr, "the flood gone, a scrape took %.0f ms; %u of 20 connections from one "
 		"address held; an idle one closed after %.0f ms\n", scrape_ms, held, idle_ms);
 	CHECK(i, "an idle connection still open after 9 s");
 	/* 5 s the bound, 2 s the margin on a busy machine */
@@ -944,7 +944,7 @@ static const char *endless(void)
 	CHECK(serve_until(6000, a_cut_twice), "a cut off %u times in 6 s, %llu bytes sent",
 	      vm[0].cut, vm[0].flooded);
 	serve(2500);
-	fprintf(stderr, "    | a's endless message cut off after %llu bytes (bound 1 MiB, plus "
+	fprintf(stderr, "a's endless message cut off after %llu bytes (bound 1 MiB, plus "
 		"the sockets' buffers)\n", vm[0].flooded);
 	/* 1 MiB, and what the two socket buffers held */
 	CHECK(vm[0].flooded < 4 * MIB, "a sent %llu bytes before the cut", vm[0].flooded);
