@@ -678,6 +678,25 @@ static const char *on_exit_stuck(void)
 	return NULL;
 }
 
+/* on exit, a VM whose QEMU went away has no guest to deflate: not a failure */
+static const char *on_exit_gone(void)
+{
+	int st;
+
+	CHECK(serve_until(3000, both_set), "no target set in 3 s");
+	close(vm[1].fd);
+	close(vm[1].lfd);
+	unlink(vm[1].path);
+	vm[1].fd = vm[1].lfd = -1;
+	serve(300);
+	st = term(1000);
+	CHECK(st == 0, "balance exited %d when a VM's QEMU had gone", st);
+	CHECK(vm[0].last_balloon == RAM, "a not deflated");
+	CHECK(file_has("err", "vm=b on exit: nothing to deflate: QEMU closed the socket"),
+	      "b's absence not said");
+	return NULL;
+}
+
 static const char *test_on_exit(void)
 {
 	const char *err = start(NULL, NULL, 0, NULL);
@@ -688,7 +707,10 @@ static const char *test_on_exit(void)
 	err = err ? err : finish(on_exit_keeps());
 	if (!err)
 		err = start(NULL, NULL, 0, "--qmp-timeout-ms", "1000", NULL);
-	return err ? err : finish(on_exit_stuck());
+	err = err ? err : finish(on_exit_stuck());
+	if (!err)
+		err = start(NULL, NULL, 0, NULL);
+	return err ? err : finish(on_exit_gone());
 }
 
 static int a_set(void)
@@ -729,11 +751,35 @@ static const char *foreign(void)
 	return NULL;
 }
 
+/* stopped during a's hold: a is left as someone else set it, b deflated */
+static const char *foreign_on_exit(void)
+{
+	unsigned int a;
+	int st;
+
+	CHECK(serve_until(3000, both_set), "no target set in 3 s");
+	serve(300);
+	vm[0].actual = vm[0].last_balloon - 100 * MIB;
+	serve(1200);
+	CHECK(file_has("err", "vm=a the balloon moves away"), "the foreign target not logged");
+	a = vm[0].balloons;
+	st = term(1000);
+	CHECK(st == 0, "balance exited %d", st);
+	CHECK(vm[0].balloons == a, "a deflated on exit, its target someone else's");
+	CHECK(vm[1].last_balloon == RAM, "b not deflated on exit");
+	CHECK(file_has("err", "vm=a on exit: left as it is (its target was set elsewhere)"),
+	      "a's being left not said");
+	return NULL;
+}
+
 static const char *test_foreign(void)
 {
 	const char *err = start(NULL, NULL, 0, "--foreign-hold-ms", "2000", NULL);
 
-	return finish(err ? err : foreign());
+	err = finish(err ? err : foreign());
+	if (!err)
+		err = start(NULL, NULL, 0, "--foreign-hold-ms", "60000", NULL);
+	return err ? err : finish(foreign_on_exit());
 }
 
 /*
