@@ -29,7 +29,10 @@ CFLAGS   ?= -O2 -g -Wall -Wextra -Werror
 # JSON by json-c (libjson-c-dev), in the guest's wsr and in wsr-host
 JSONC_CFLAGS := $(shell pkg-config --cflags json-c)
 JSONC_LIBS   := $(shell pkg-config --libs json-c)
-INCLUDES := -Iinclude -Iloader -I$(BUILD) $(JSONC_CFLAGS)
+# the balloon wire's values, from the kernel series' uapi header (wsr.h)
+UAPI     := $(BUILD)/uapi
+UAPI_H   := $(UAPI)/virtio_balloon_ws.h
+INCLUDES := -Iinclude -Iloader -I$(BUILD) -I$(UAPI) $(JSONC_CFLAGS)
 GUEST    := $(BUILD)/guest
 LIBS     := -lbpf -lelf -lz -lzstd $(JSONC_LIBS)
 
@@ -65,14 +68,29 @@ $(BUILD)/vmlinux.h: $(BUILD)/kernel.path
 	$(call msg,BTF,$@)
 	$(Q)$(BPFTOOL) btf dump file "$$(cat $<)/vmlinux" format c >$@
 
-$(BUILD)/%.bpf.o: bpf/%.bpf.c $(wildcard include/*.h bpf/*.h) $(BUILD)/vmlinux.h
+# The kernel series' include/uapi/linux/virtio_balloon.h as headers_install
+# makes it, and its VIRTIO_BALLOON_WS_* values alone, without its types:
+# BPF programs have those from vmlinux.h, and include wsr.h too.
+$(UAPI)/linux/virtio_balloon.h: vmtests/uapi-header.sh $(wildcard kernel-patches/0*.patch)
+	$(call msg,GEN,$@)
+	$(Q)vmtests/uapi-header.sh $@
+
+$(UAPI_H): $(UAPI)/linux/virtio_balloon.h
+	$(call msg,GEN,$@)
+	$(Q){ printf '/* made from %s: the wire values alone */\n' '$<'; \
+		printf '#ifndef __WSR_VIRTIO_BALLOON_WS_H\n#define __WSR_VIRTIO_BALLOON_WS_H\n'; \
+		$(CC) -E -dM $< | grep -E '^#define VIRTIO_BALLOON_(F_)?WS_' | sort; \
+		printf '#endif\n'; } >$@.tmp && mv $@.tmp $@
+
+$(BUILD)/%.bpf.o: bpf/%.bpf.c $(wildcard include/*.h bpf/*.h) $(UAPI_H) $(BUILD)/vmlinux.h
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) -g -O2 -Wall -Werror -target bpf -D__TARGET_ARCH_x86 \
 		$(INCLUDES) -Ibpf -c $< -o $@
 
 # test-only BPF programs (the balloon kfuncs called the ways a careless or
 # a busy tracing program would)
-$(BUILD)/%.bpf.o: tests/balloon/progs/%.bpf.c $(wildcard tests/balloon/progs/*.h) include/wsr.h $(BUILD)/vmlinux.h
+$(BUILD)/%.bpf.o: tests/balloon/progs/%.bpf.c $(wildcard tests/balloon/progs/*.h) include/wsr.h $(UAPI_H) \
+		$(BUILD)/vmlinux.h
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) -g -O2 -Wall -Werror -target bpf -D__TARGET_ARCH_x86 \
 		$(INCLUDES) -Itests/balloon/progs -c $< -o $@
@@ -93,7 +111,7 @@ LIBWSR      := $(BUILD)/libwsr.a
 PARSE_OBJS  := $(BUILD)/libwsr/parse.o $(BUILD)/libwsr/json.o $(BUILD)/libwsr/prom.o
 CLI_SRCS    := $(filter-out $(LIBWSR_SRCS),$(wildcard loader/*.c))
 
-$(BUILD)/libwsr/%.o: loader/%.c $(wildcard loader/*.h include/*.h)
+$(BUILD)/libwsr/%.o: loader/%.c $(wildcard loader/*.h include/*.h) $(UAPI_H)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CC) $(CFLAGS) $(INCLUDES) -c -o $@ $<
@@ -106,7 +124,8 @@ $(LIBWSR): $(LIBWSR_OBJS)
 # static, so that it runs in a busybox initramfs; two BPF objects, the
 # estimator's (load.c) and the balloon's (balloon-attach.c), which loads
 # only where the virtio_balloon driver is
-$(GUEST)/wsr: $(CLI_SRCS) $(LIBWSR) $(BUILD)/wsr.skel.h $(BUILD)/balloon.skel.h $(wildcard loader/*.h include/*.h) | $(GUEST)
+$(GUEST)/wsr: $(CLI_SRCS) $(LIBWSR) $(BUILD)/wsr.skel.h $(BUILD)/balloon.skel.h $(wildcard loader/*.h include/*.h) \
+		$(UAPI_H) | $(GUEST)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(INCLUDES) -static -o $@ $(CLI_SRCS) $(LIBWSR) $(LIBS)
 
@@ -118,12 +137,13 @@ MHD_CFLAGS   = $(shell pkg-config --cflags libmicrohttpd)
 MHD_LIBS     = $(shell pkg-config --libs libmicrohttpd)
 HOST_SRCS := host/wsr-host.c host/client.c host/qmp.c host/policy.c host/balance.c \
 	host/balance-args.c host/metrics.c
-$(BUILD)/wsr-host: $(HOST_SRCS) $(PARSE_OBJS) $(wildcard host/*.h) | $(BUILD)
+$(BUILD)/wsr-host: $(HOST_SRCS) $(PARSE_OBJS) $(wildcard host/*.h) $(UAPI_H) | $(BUILD)
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) -Iinclude -Iloader $(JSONC_CFLAGS) $(MHD_CFLAGS) -o $@ $(HOST_SRCS) \
+	$(Q)$(CC) $(CFLAGS) -Iinclude -Iloader -I$(UAPI) $(JSONC_CFLAGS) $(MHD_CFLAGS) -o $@ $(HOST_SRCS) \
 		$(PARSE_OBJS) $(JSONC_LIBS) $(MHD_LIBS)
 
-$(GUEST)/kfunc-probe: tests/balloon/progs/kfunc_probe.c tests/balloon/progs/kfunc_probe.h $(BUILD)/kfunc_probe.skel.h | $(GUEST)
+$(GUEST)/kfunc-probe: tests/balloon/progs/kfunc_probe.c tests/balloon/progs/kfunc_probe.h $(BUILD)/kfunc_probe.skel.h \
+		$(UAPI_H) | $(GUEST)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(INCLUDES) -Itests/balloon/progs -static -o $@ $< $(LIBS)
 
@@ -140,7 +160,7 @@ $(GUEST)/run-tests: vmtests/guest-run-tests.sh $(GUEST_TESTS) tests/testlib.sh |
 $(GUEST)/wsr-%: vmtests/%-guest.sh | $(GUEST)
 	$(Q)install -m 755 $< $@
 
-$(BUILD)/unit/%: tests/unit/%.c $(LIBWSR) $(wildcard loader/*.h include/*.h bpf/*.h tests/unit/*.h) | $(BUILD)/unit
+$(BUILD)/unit/%: tests/unit/%.c $(LIBWSR) $(wildcard loader/*.h include/*.h bpf/*.h tests/unit/*.h) $(UAPI_H) | $(BUILD)/unit
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(INCLUDES) -Ibpf -o $@ $< $(LIBWSR) $(LIBS)
 
@@ -157,7 +177,8 @@ $(BUILD)/unit/test_bpf_objects: tests/unit/test_bpf_objects.c tests/unit/unit.h 
 	$(Q)$(CC) $(CFLAGS) -DWSR_BPF_DIR='"$(abspath $(BUILD))"' -o $@ $< $(LIBS)
 
 # "wsr metrics"' exposition (libwsr), checked by promtool too
-$(BUILD)/unit/test_metrics: tests/unit/test_metrics.c $(LIBWSR) $(wildcard loader/*.h include/*.h tests/unit/*.h) | $(BUILD)/unit
+$(BUILD)/unit/test_metrics: tests/unit/test_metrics.c $(LIBWSR) $(wildcard loader/*.h include/*.h tests/unit/*.h) $(UAPI_H) \
+		| $(BUILD)/unit
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(INCLUDES) -DWSR_SRC_ROOT=\"$(CURDIR)\" -o $@ $< $(LIBWSR) $(LIBS)
 
@@ -166,7 +187,7 @@ $(BUILD)/unit/test_metrics: tests/unit/test_metrics.c $(LIBWSR) $(wildcard loade
 $(BUILD)/unit/test_host_qmp $(BUILD)/unit/test_host_report: $(BUILD)/unit/%: tests/unit/%.c host/qmp.c \
 		host/qmp.h host/policy.h $(PARSE_OBJS) tests/unit/unit.h | $(BUILD)/unit
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) -Iinclude -Iloader -Ihost $(JSONC_CFLAGS) -o $@ $< host/qmp.c \
+	$(Q)$(CC) $(CFLAGS) -Iinclude -Iloader -I$(UAPI) -Ihost $(JSONC_CFLAGS) -o $@ $< host/qmp.c \
 		$(PARSE_OBJS) $(JSONC_LIBS)
 
 # wsr-host's QMP over a socket, against a fake QEMU: host/client.c, and
@@ -174,7 +195,7 @@ $(BUILD)/unit/test_host_qmp $(BUILD)/unit/test_host_report: $(BUILD)/unit/%: tes
 $(BUILD)/unit/test_host_client: tests/unit/test_host_client.c host/client.c host/qmp.c \
 		$(wildcard host/*.h) $(PARSE_OBJS) tests/unit/unit.h $(BUILD)/wsr-host | $(BUILD)/unit
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) -Iinclude -Iloader -Ihost $(JSONC_CFLAGS) \
+	$(Q)$(CC) $(CFLAGS) -Iinclude -Iloader -I$(UAPI) -Ihost $(JSONC_CFLAGS) \
 		-DWSR_HOST_BIN='"$(abspath $(BUILD)/wsr-host)"' -o $@ $< host/client.c host/qmp.c \
 		$(PARSE_OBJS) $(JSONC_LIBS)
 
@@ -184,22 +205,22 @@ BALANCE_SRCS := host/balance.c host/balance-args.c host/client.c host/qmp.c host
 $(BUILD)/unit/test_host_balance: tests/unit/test_host_balance.c $(BALANCE_SRCS) $(PARSE_OBJS) \
 		$(wildcard host/*.h) tests/unit/unit.h | $(BUILD)/unit
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) -Iinclude -Iloader -Ihost $(JSONC_CFLAGS) $(MHD_CFLAGS) -o $@ $< \
+	$(Q)$(CC) $(CFLAGS) -Iinclude -Iloader -I$(UAPI) -Ihost $(JSONC_CFLAGS) $(MHD_CFLAGS) -o $@ $< \
 		$(BALANCE_SRCS) $(PARSE_OBJS) $(JSONC_LIBS) $(MHD_LIBS)
 
 # wsr-host balance's exposition text: host/metrics.c (libmicrohttpd linked,
 # not started)
 $(BUILD)/unit/test_host_metrics: tests/unit/test_host_metrics.c host/metrics.c host/metrics.h \
-		host/policy.h loader/prom.c loader/prom.h tests/unit/unit.h tests/unit/promtool.h | $(BUILD)/unit
+		host/policy.h loader/prom.c loader/prom.h tests/unit/unit.h tests/unit/promtool.h $(UAPI_H) | $(BUILD)/unit
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) -Iinclude -Iloader -Ihost $(MHD_CFLAGS) -DWSR_SRC_ROOT=\"$(CURDIR)\" -o $@ $< \
-		host/metrics.c loader/prom.c $(MHD_LIBS)
+	$(Q)$(CC) $(CFLAGS) -Iinclude -Iloader -I$(UAPI) -Ihost $(MHD_CFLAGS) -DWSR_SRC_ROOT=\"$(CURDIR)\" -o $@ $< \
+		host/metrics.c loader/prom.c loader/parse.c $(MHD_LIBS)
 
 # wsr-host balance's decisions: host/policy.c alone (pure, no json-c)
 $(BUILD)/unit/test_host_policy: tests/unit/test_host_policy.c host/policy.c host/policy.h \
-		tests/unit/unit.h | $(BUILD)/unit
+		tests/unit/unit.h $(UAPI_H) | $(BUILD)/unit
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) -Iinclude -Ihost -o $@ $< host/policy.c
+	$(Q)$(CC) $(CFLAGS) -Iinclude -I$(UAPI) -Ihost -o $@ $< host/policy.c
 
 $(BUILD) $(GUEST) $(BUILD)/unit:
 	$(Q)mkdir -p $@

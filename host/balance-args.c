@@ -143,8 +143,8 @@ int balance_parse_args(int argc, char **argv, struct balance_cfg *c)
 		{ "reconnect-ms", required_argument, NULL, O_RECON },
 		{ 0 },
 	};
-	const __u64 tb = 1ULL << 20;	/* MiB knobs up to 1 TiB, ms ones a week */
-	const __u64 week = 604800000ULL;
+	/* MiB knobs up to 1 TiB, ms ones a week: the most the device takes */
+	const __u64 tb = 1ULL << 20, week = VIRTIO_BALLOON_WS_MAX_MS;
 	struct policy_knobs *k = &c->k;
 	struct wsr_err werr;
 	unsigned char addr[128];
@@ -158,7 +158,7 @@ int balance_parse_args(int argc, char **argv, struct balance_cfg *c)
 	c->reconnect_ms = 5000;
 	c->stats_s = 2;
 	c->device = "/machine/peripheral/balloon0";
-	wsr_parse_intervals("1000,5000,10000,60000", c->intervals, &c->nr_intervals, &werr);
+	wsr_parse_intervals("1000,5000,10000,60000", week, c->intervals, &c->nr_intervals, &werr);
 	optind = 1;
 	while (!e && (opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (opt) {
@@ -184,7 +184,7 @@ int balance_parse_args(int argc, char **argv, struct balance_cfg *c)
 		case O_AGE: e = num(optarg, "--max-age-ms", 1, week, 1, &k->max_age_ms); break;
 		case O_PCT: e = num(optarg, "--available-pct", 0, 100, 1, &k->available_pct); break;
 		case O_IVALS:
-			if (wsr_parse_intervals(optarg, c->intervals, &c->nr_intervals, &werr))
+			if (wsr_parse_intervals(optarg, week, c->intervals, &c->nr_intervals, &werr))
 				e = bad("--intervals", optarg, werr.msg);
 			break;
 		case O_REFRESH: e = num(optarg, "--refresh-ms", 0, week, 1, &c->refresh_ms); break;

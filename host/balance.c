@@ -17,6 +17,7 @@
 #include <time.h>
 #include "balance-args.h"
 #include "json.h"
+#include "parse.h"
 #include "client.h"
 #include "metrics.h"
 
@@ -38,7 +39,7 @@ struct vm {
 	__u64 stats_update;
 	double stats_ms;
 	struct policy_state st;
-	unsigned long long reports[2], decisions;
+	unsigned long long reports[WSR_NR_CAUSES], decisions;
 };
 
 static const struct balance_cfg *cfg;
@@ -93,7 +94,7 @@ static void on_event(void *arg, const struct qmp_msg *m)
 		}
 		v->have_report = v->new_report = v->pending = 1;
 		v->report_ms = now_ms();
-		v->reports[v->report.reclaim]++;
+		v->reports[v->report.cause]++;
 	} else if (!strcmp(name, "BALLOON_CHANGE") &&
 		   json_object_object_get_ex(m->obj, "data", &data) &&
 		   json_object_object_get_ex(data, "actual", &actual) &&
@@ -204,7 +205,7 @@ static void log_decision_json(const struct vm *v, const struct policy_decision *
 
 static void log_decision(const struct vm *v, const struct policy_decision *d, __u64 target)
 {
-	const char *cause = v->have_report ? (v->report.reclaim ? "reclaim" : "request") : "none";
+	const char *cause = wsr_cause_name(v->have_report ? v->report.cause : WSR_CAUSE_NONE);
 	const char *action = d->action == POLICY_SET ? "set" : "keep";
 	unsigned long long age = v->have_report ? v->report.data_age_ms : 0;
 
@@ -275,8 +276,9 @@ static char *scrape(void *arg)
 			.report = v->have_report ? &v->report : NULL,
 			.report_age_s = (now - v->report_ms) / 1e3,
 			.ram = v->ram, .actual = v->actual, .target = v->target,
-			.reports = { v->reports[0], v->reports[1] }, .decisions = v->decisions,
+			.decisions = v->decisions,
 		};
+		memcpy(m[i].reports, v->reports, sizeof(m[i].reports));
 	}
 	text = metrics_text(m, cfg->nr_vms);
 	free(m);

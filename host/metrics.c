@@ -7,6 +7,7 @@
 #include <string.h>
 #include <microhttpd.h>
 #include "metrics.h"
+#include "parse.h"
 #include "prom.h"
 
 /* one sample of @name for VM @v with no other label */
@@ -35,6 +36,8 @@ static void bins(FILE *f, const struct metrics_vm *v)
 
 char *metrics_text(const struct metrics_vm *vms, unsigned int n)
 {
+	/* what a VM sends, in the order the exposition shows them */
+	static const enum wsr_report_cause causes[] = { WSR_CAUSE_REQUEST, WSR_CAUSE_RECLAIM };
 	char *text = NULL;
 	size_t len = 0;
 	unsigned int i, c;
@@ -70,8 +73,8 @@ char *metrics_text(const struct metrics_vm *vms, unsigned int n)
 		for (c = 0; c < 2; c++) {
 			fputs("wsr_reports_total{vm=\"", f);
 			wsr_prom_label_value(f, vms[i].name);
-			fprintf(f, "\",cause=\"%s\"} %llu\n", c ? "reclaim" : "request",
-				vms[i].reports[c]);
+			fprintf(f, "\",cause=\"%s\"} %llu\n", wsr_cause_name(causes[c]),
+				vms[i].reports[causes[c]]);
 		}
 	wsr_prom_head(f, "wsr_balloon_target_bytes", "gauge",
 		      "The guest memory size last set with QMP balloon (RAM minus the balloon).");

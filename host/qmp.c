@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "json.h"
+#include "parse.h"
 #include "qmp.h"
 
 /*
@@ -363,9 +364,12 @@ int qmp_report_parse(struct json_object *msg, struct ws_report *out)
 	if (!r || qmp_report_header(msg, &cause, &rep.data_age_ms) ||
 	    !json_object_object_get_ex(r, "nodes", &nodes) ||
 	    !json_object_is_type(nodes, json_type_array) ||
-	    json_object_array_length(nodes) > WS_MAX_NODES)
+	    json_object_array_length(nodes) > WSR_MAX_NODES)
 		return -1;
-	rep.reclaim = !strcmp(cause, "reclaim");
+	/* the wire's two causes, by their QMP names */
+	rep.cause = wsr_cause_by_name(cause);
+	if (rep.cause != WSR_CAUSE_REQUEST && rep.cause != WSR_CAUSE_RECLAIM)
+		return -1;
 	rep.nr_nodes = json_object_array_length(nodes);
 	for (i = 0; i < rep.nr_nodes; i++) {
 		struct ws_node *n = &rep.nodes[i];
@@ -373,7 +377,7 @@ int qmp_report_parse(struct json_object *msg, struct ws_report *out)
 		node = json_object_array_get_idx(nodes, i);
 		if (!json_object_object_get_ex(node, "bins", &bins) ||
 		    !json_object_is_type(bins, json_type_array) || u64_at(node, "node-id", &id) ||
-		    id >= WS_MAX_NODES || json_object_array_length(bins) > WS_MAX_BINS)
+		    id >= WSR_MAX_NODES || json_object_array_length(bins) > WSR_MAX_BINS)
 			return -1;
 		n->id = id;
 		n->nr_bins = json_object_array_length(bins);

@@ -79,8 +79,8 @@ int qmp_return_u64(struct json_object *msg, const char *key, __u64 *v);
 /*
  * A report (a reply to qom-get of guest-working-set, or a
  * WORKING_SET_EVENT) into *r: 0, or -1 when there is none or a field is
- * missing, of the wrong type, or beyond WS_MAX_NODES nodes or WS_MAX_BINS
- * bins.
+ * missing, of the wrong type, or beyond WSR_MAX_NODES nodes or
+ * WSR_MAX_BINS bins, or its cause is not one of the wire's.
  */
 int qmp_report_parse(struct json_object *msg, struct ws_report *r);
 

@@ -146,7 +146,7 @@ static int answer_msg(struct answers *a, struct json_object *msg)
 	if (strcmp(qmp_event_name(msg), "WORKING_SET_EVENT") ||
 	    qmp_report_header(msg, &cause, &age))
 		return 0;
-	if (strcmp(cause, "request")) {
+	if (wsr_cause_by_name(cause) != WSR_CAUSE_REQUEST) {
 		a->reclaim++;
 	} else if (a->answered >= a->want) {
 		a->extra++;
@@ -286,8 +286,10 @@ static int take_opt(struct opts *o, int opt, const char *arg)
 
 /*
  * The bins as the guest CLI takes them (3 to 15 strictly increasing ms; a
- * final catch-all bound, as printed, is dropped), the thresholds in ms.
- * QEMU checks the count against its working-set-bins.
+ * final catch-all bound, as printed, is dropped), the thresholds in ms,
+ * each at most the wire's week (VIRTIO_BALLOON_WS_MAX_MS), which QEMU
+ * and the driver refuse to exceed.  QEMU checks the count against its
+ * working-set-bins.
  */
 static int cmd_config(struct qmp *q, int argc, char **argv)
 {
@@ -299,13 +301,14 @@ static int cmd_config(struct qmp *q, int argc, char **argv)
 		fprintf(stderr, "wsr-host: config takes INTERVALS REFRESH_MS REPORT_MS\n");
 		return 2;
 	}
-	if (wsr_parse_intervals(argv[1], ivals, &nr, &err)) {
+	if (wsr_parse_intervals(argv[1], VIRTIO_BALLOON_WS_MAX_MS, ivals, &nr, &err)) {
 		fprintf(stderr, "wsr-host: %s; INTERVALS are %d to %d strictly increasing ms, "
-			"comma-separated\n", err.msg, WSR_MIN_INTERVALS, WSR_MAX_INTERVALS);
+			"comma-separated, each at most %llu (a week: the device's bound)\n",
+			err.msg, WSR_MIN_INTERVALS, WSR_MAX_INTERVALS, VIRTIO_BALLOON_WS_MAX_MS);
 		return 2;
 	}
-	if (wsr_parse_ms(argv[2], &refresh, WSR_MAX_MS, "refresh", &err) ||
-	    wsr_parse_ms(argv[3], &report, WSR_MAX_MS, "report", &err)) {
+	if (wsr_parse_ms(argv[2], &refresh, VIRTIO_BALLOON_WS_MAX_MS, "refresh", &err) ||
+	    wsr_parse_ms(argv[3], &report, VIRTIO_BALLOON_WS_MAX_MS, "report", &err)) {
 		fprintf(stderr, "wsr-host: %s\n", err.msg);
 		return 2;
 	}

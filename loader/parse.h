@@ -39,11 +39,13 @@ int wsr_parse_ms(const char *s, __u64 *out, __u64 max, const char *what, struct 
 
 /*
  * "1000,2000,3000": 3 to 15 strictly increasing intervals of at least
- * 1 ms and at most WSR_MAX_MS.  A final 9223372036854775807 (the catch-all
- * bin, as printed) is accepted and dropped, so that printed values can be
- * written back.
+ * 1 ms and at most @max_ms (WSR_MAX_MS in the guest, the wire's
+ * VIRTIO_BALLOON_WS_MAX_MS for the device).  A final 9223372036854775807
+ * (the catch-all bin, as printed) is accepted and dropped, so that printed
+ * values can be written back.
  */
-int wsr_parse_intervals(const char *s, __u64 *ms, __u32 *nr, struct wsr_err *err);
+int wsr_parse_intervals(const char *s, __u64 max_ms, __u64 *ms, __u32 *nr,
+			struct wsr_err *err);
 
 /*
  * A node list as in /sys/devices/system/node/{possible,has_memory}:
@@ -86,8 +88,12 @@ void wsr_print_hist(FILE *f, const struct wsr_hist *h);
 /* one row and a bar of @width columns per bin, for a person */
 void wsr_print_hist_bars(FILE *f, const struct wsr_hist *h, unsigned int width);
 
-/* a report's cause by name: "reclaim", "read", "request" or "none" */
+/*
+ * A report's cause by name: "request", "reclaim" (QMP's names of the
+ * wire's causes), "read" or "none"; the cause of a name, or -1.
+ */
 const char *wsr_cause_name(__u32 cause);
+int wsr_cause_by_name(const char *name);
 
 /* the balloon request iterator's output; -1 unless exactly well-formed */
 int wsr_parse_answer(const char *out, unsigned int *answered, int *err);

@@ -21,13 +21,13 @@ static char *two_vms(const char *name_a)
 	struct metrics_vm v[2] = {
 		{ .name = name_a, .up = 1, .report = &rep, .report_age_s = 1.5,
 		  .ram = 512 * MIB, .actual = 300 * MIB, .target = 296 * MIB,
-		  .reports = { 7, 3 }, .decisions = 4 },
+		  .reports = { [WSR_CAUSE_REQUEST] = 7, [WSR_CAUSE_RECLAIM] = 3 }, .decisions = 4 },
 		{ .name = "b" },
 	};
 	__u32 n, b;
 
 	memset(&rep, 0, sizeof(rep));
-	rep.reclaim = 1;
+	rep.cause = WSR_CAUSE_RECLAIM;
 	rep.data_age_ms = 250;
 	rep.nr_nodes = 2;
 	for (n = 0; n < 2; n++) {

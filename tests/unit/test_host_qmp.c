@@ -258,8 +258,8 @@ static const char *balance_reads_report_and_stats(void)
 	__u64 upd = 0, v = 0;
 
 	CHECK(!qmp_report_parse(one(EVENT)->obj, &r), "event not parsed");
-	CHECK(r.reclaim == 1 && r.data_age_ms == 10 && r.nr_nodes == 2, "header: %d %llu %u",
-	      r.reclaim, (unsigned long long)r.data_age_ms, r.nr_nodes);
+	CHECK(r.cause == WSR_CAUSE_RECLAIM && r.data_age_ms == 10 && r.nr_nodes == 2, "header: %d %llu %u",
+	      r.cause, (unsigned long long)r.data_age_ms, r.nr_nodes);
 	CHECK(r.nodes[1].id == 3 && r.nodes[1].nr_bins == 2 &&
 	      r.nodes[1].bins[0].anon == 40960 && r.nodes[0].bins[0].file == 20479 &&
 	      r.nodes[0].bins[1].idle_le_ms == 9223372036854775807ULL, "bins misread");
@@ -271,11 +271,11 @@ static const char *balance_reads_report_and_stats(void)
 				 "\"nodes\": [{\"node-id\": 0, \"bins\": [";
 		int i;
 
-		for (i = 0; i < WS_MAX_BINS + 1; i++)
+		for (i = 0; i < WSR_MAX_BINS + 1; i++)
 			strcat(big, i ? ", {\"idle-age-ms\": 1, \"anon-bytes\": 0, \"file-bytes\": 0}"
 				      : "{\"idle-age-ms\": 1, \"anon-bytes\": 0, \"file-bytes\": 0}");
 		strcat(big, "]}]}}\r\n");
-		CHECK(qmp_report_parse(one(big)->obj, &r), "a node of %d bins parsed", WS_MAX_BINS + 1);
+		CHECK(qmp_report_parse(one(big)->obj, &r), "a node of %d bins parsed", WSR_MAX_BINS + 1);
 	}
 	CHECK(qmp_report_parse(one("{\"return\": {\"cause\": \"request\", \"data-age-ms\": 1, "
 				   "\"nodes\": [{\"node-id\": 16, \"bins\": []}]}}\r\n")->obj, &r),

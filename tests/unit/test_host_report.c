@@ -32,7 +32,7 @@ static const char *reply_is_read_in_bytes(void)
 	struct ws_report r;
 
 	CHECK(m && !qmp_report_parse(m, &r), "a well-formed reply refused");
-	CHECK(!r.reclaim && r.data_age_ms == 7 && r.nr_nodes == 2, "header %d %llu %u", r.reclaim,
+	CHECK(r.cause == WSR_CAUSE_REQUEST && r.data_age_ms == 7 && r.nr_nodes == 2, "header %u %llu %u", r.cause,
 	      (unsigned long long)r.data_age_ms, r.nr_nodes);
 	CHECK(r.nodes[0].bins[0].anon == 4096 && r.nodes[0].bins[0].file == 1 &&
 	      r.nodes[1].bins[0].anon == 1 && r.nodes[1].bins[0].file == 4095,
@@ -71,7 +71,7 @@ static const char *event_of_reclaim_is_read(void)
 	struct ws_report r;
 
 	CHECK(m && !qmp_report_parse(m, &r), "event refused");
-	CHECK(r.reclaim == 1 && r.nr_nodes == 1 && r.nodes[0].id == 3 && r.nodes[0].nr_bins == 2,
+	CHECK(r.cause == WSR_CAUSE_RECLAIM && r.nr_nodes == 1 && r.nodes[0].id == 3 && r.nodes[0].nr_bins == 2,
 	      "event misread");
 	json_object_put(m);
 	return NULL;
@@ -134,9 +134,9 @@ static const char *largest_report_fits(void)
 
 	CHECK(text, "malloc");
 	p += sprintf(p, "{\"return\": {\"cause\": \"reclaim\", \"data-age-ms\": 1, \"nodes\": [");
-	for (n = 0; n < WS_MAX_NODES; n++) {
+	for (n = 0; n < WSR_MAX_NODES; n++) {
 		p += sprintf(p, "%s{\"node-id\": %d, \"bins\": [", n ? ", " : "", n);
-		for (b = 0; b < WS_MAX_BINS; b++)
+		for (b = 0; b < WSR_MAX_BINS; b++)
 			p += sprintf(p, "%s" BIN(%d, %d, %d), b ? ", " : "", b + 1, n, b);
 		p += sprintf(p, "]}");
 	}
@@ -144,7 +144,7 @@ static const char *largest_report_fits(void)
 	m = msg(text);
 	free(text);
 	CHECK(m && !qmp_report_parse(m, &r), "16 nodes of 16 bins refused");
-	CHECK(r.nr_nodes == WS_MAX_NODES && r.nodes[15].nr_bins == WS_MAX_BINS &&
+	CHECK(r.nr_nodes == WSR_MAX_NODES && r.nodes[15].nr_bins == WSR_MAX_BINS &&
 	      r.nodes[15].bins[15].anon == 15 && r.nodes[15].bins[15].file == 15 &&
 	      r.nodes[15].bins[15].idle_le_ms == 16, "misread");
 	json_object_put(m);

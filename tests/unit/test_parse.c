@@ -10,7 +10,7 @@ static const char *intervals_accept_increasing_list(void)
 	struct wsr_err err;
 	__u32 n;
 
-	CHECK(!wsr_parse_intervals("1000,2000,4000", ms, &n, &err), "%s", err.msg);
+	CHECK(!wsr_parse_intervals("1000,2000,4000", WSR_MAX_MS, ms, &n, &err), "%s", err.msg);
 	CHECK(n == 3 && ms[0] == 1000 && ms[2] == 4000 && ms[3] == 0, "parsed n=%u", n);
 	return NULL;
 }
@@ -22,7 +22,7 @@ static const char *intervals_accept_printed_catch_all(void)
 	struct wsr_err err;
 	__u32 n;
 
-	CHECK(!wsr_parse_intervals("1,2,3,9223372036854775807", ms, &n, &err), "%s", err.msg);
+	CHECK(!wsr_parse_intervals("1,2,3,9223372036854775807", WSR_MAX_MS, ms, &n, &err), "%s", err.msg);
 	CHECK(n == 3, "n=%u, expected the catch-all dropped", n);
 	return NULL;
 }
@@ -41,7 +41,7 @@ static const char *intervals_reject_malformed_lists(void)
 
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		err.msg[0] = 0;
-		CHECK(wsr_parse_intervals(bad[i], ms, &n, &err), "accepted '%s'", bad[i]);
+		CHECK(wsr_parse_intervals(bad[i], WSR_MAX_MS, ms, &n, &err), "accepted '%s'", bad[i]);
 		CHECK(err.msg[0], "no message for '%s'", bad[i]);
 		CHECK(n == 99 && ms[0] == 7, "'%s' changed the output", bad[i]);
 	}
@@ -54,7 +54,7 @@ static const char *fifteen_intervals_is_the_maximum(void)
 	struct wsr_err err;
 	__u32 n;
 
-	CHECK(!wsr_parse_intervals("1,2,3,4,5,6,7,8,9,10,11,12,13,14,15", ms, &n, &err),
+	CHECK(!wsr_parse_intervals("1,2,3,4,5,6,7,8,9,10,11,12,13,14,15", WSR_MAX_MS, ms, &n, &err),
 	      "%s", err.msg);
 	CHECK(n == 15 && ms[14] == 15, "n=%u", n);
 	return NULL;
@@ -145,20 +145,20 @@ static const char *intervals_are_bounded(void)
 	struct wsr_err err;
 	__u32 n = 99;
 
-	CHECK(!wsr_parse_intervals("1,2,1000000000000", ms, &n, &err), "%s", err.msg);
+	CHECK(!wsr_parse_intervals("1,2,1000000000000", WSR_MAX_MS, ms, &n, &err), "%s", err.msg);
 	CHECK(n == 3 && ms[2] == WSR_MAX_MS, "n=%u ms[2]=%llu", n, (unsigned long long)ms[2]);
-	CHECK(!wsr_parse_intervals("1,2,1000000000000,9223372036854775807", ms, &n, &err),
+	CHECK(!wsr_parse_intervals("1,2,1000000000000,9223372036854775807", WSR_MAX_MS, ms, &n, &err),
 	      "catch-all after the bound: %s", err.msg);
 	CHECK(n == 3, "n=%u, expected the catch-all dropped", n);
 	ms[0] = 7;
 	n = 99;
-	CHECK(wsr_parse_intervals("1,2,1000000000001", ms, &n, &err), "above the bound accepted");
+	CHECK(wsr_parse_intervals("1,2,1000000000001", WSR_MAX_MS, ms, &n, &err), "above the bound accepted");
 	CHECK(n == 99 && ms[0] == 7, "refused list changed the output");
 	CHECK(!strcmp(err.msg, "intervals: 1000000000001 is too large (at most 1000000000000 ms)"),
 	      "message '%s'", err.msg);
 	/* just below the catch-all is a time like any other */
-	CHECK(wsr_parse_intervals("1,2,9223372036854775806", ms, &n, &err), "LLONG_MAX - 1");
-	CHECK(wsr_parse_intervals("1,9223372036854775807,3", ms, &n, &err), "catch-all inside");
+	CHECK(wsr_parse_intervals("1,2,9223372036854775806", WSR_MAX_MS, ms, &n, &err), "LLONG_MAX - 1");
+	CHECK(wsr_parse_intervals("1,9223372036854775807,3", WSR_MAX_MS, ms, &n, &err), "catch-all inside");
 	old = cfg;
 	CHECK(wsr_config_set(&cfg, WSR_KNOB_INTERVALS, "1,2,1000000000001", &err), "knob");
 	CHECK(wsr_config_set(&cfg, WSR_KNOB_REACCESS_INTERVALS, "1,2,1000000000001", &err),
