@@ -99,19 +99,16 @@ $(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
 	$(call msg,GEN-SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< >$@
 
-# libwsr (include/libwsr.h): pins, memcgs, refresh, histograms, knobs,
-# watch, metrics, the text formats of parse.c, pindir.c and prom.c and the
-# JSON of json.c.  The CLI, the daemon and the unit tests link it;
-# wsr-host links the objects of parse.c, json.c and prom.c (PARSE_OBJS:
-# one set of rules for numbers and intervals, one JSON library, one
-# Prometheus writer), which need no BPF.
-LIBWSR_SRCS := $(wildcard loader/lib/*.c) loader/parse.c loader/pindir.c loader/json.c loader/prom.c
-LIBWSR_OBJS := $(patsubst loader/%.c,$(BUILD)/libwsr/%.o,$(LIBWSR_SRCS))
+# libwsr (include/libwsr.h, loader/lib/): what the programs share.  The
+# CLI, the daemon, wsr-host and the unit tests link it; wsr-host takes the
+# members that need no BPF (one set of rules for numbers and intervals,
+# one JSON library, one Prometheus writer).
+LIBWSR_SRCS := $(wildcard loader/lib/*.c)
+LIBWSR_OBJS := $(patsubst loader/lib/%.c,$(BUILD)/libwsr/%.o,$(LIBWSR_SRCS))
 LIBWSR      := $(BUILD)/libwsr.a
-PARSE_OBJS  := $(BUILD)/libwsr/parse.o $(BUILD)/libwsr/json.o $(BUILD)/libwsr/prom.o
-CLI_SRCS    := $(filter-out $(LIBWSR_SRCS),$(wildcard loader/*.c))
+CLI_SRCS    := $(wildcard loader/*.c)
 
-$(BUILD)/libwsr/%.o: loader/%.c $(wildcard loader/*.h include/*.h) $(UAPI_H)
+$(BUILD)/libwsr/%.o: loader/lib/%.c $(wildcard include/*.h) $(UAPI_H)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CC) $(CFLAGS) $(INCLUDES) -c -o $@ $<
@@ -130,17 +127,17 @@ $(GUEST)/wsr: $(CLI_SRCS) $(LIBWSR) $(BUILD)/wsr.skel.h $(BUILD)/balloon.skel.h 
 	$(Q)$(CC) $(CFLAGS) $(INCLUDES) -static -o $@ $(CLI_SRCS) $(LIBWSR) $(LIBS)
 
 # the host-side QMP tool: QMP's JSON by json-c, numbers and intervals by
-# the loader's parsers (PARSE_OBJS), balance's metrics served by
-# libmicrohttpd (libmicrohttpd-dev), its exposition's pieces by
-# loader/prom.c (in PARSE_OBJS), shared with "wsr metrics"
+# libwsr's parsers, balance's metrics served by libmicrohttpd
+# (libmicrohttpd-dev), its exposition's pieces by libwsr, shared with
+# "wsr metrics"
 MHD_CFLAGS   = $(shell pkg-config --cflags libmicrohttpd)
 MHD_LIBS     = $(shell pkg-config --libs libmicrohttpd)
 HOST_SRCS := host/wsr-host.c host/client.c host/qmp.c host/policy.c host/balance.c \
 	host/balance-args.c host/metrics.c
-$(BUILD)/wsr-host: $(HOST_SRCS) $(PARSE_OBJS) $(wildcard host/*.h) $(UAPI_H) | $(BUILD)
+$(BUILD)/wsr-host: $(HOST_SRCS) $(LIBWSR) $(wildcard host/*.h) $(UAPI_H) | $(BUILD)
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) -Iinclude -Iloader -I$(UAPI) $(JSONC_CFLAGS) $(MHD_CFLAGS) -o $@ $(HOST_SRCS) \
-		$(PARSE_OBJS) $(JSONC_LIBS) $(MHD_LIBS)
+	$(Q)$(CC) $(CFLAGS) -Iinclude -I$(UAPI) $(JSONC_CFLAGS) $(MHD_CFLAGS) -o $@ $(HOST_SRCS) \
+		$(LIBWSR) $(JSONC_LIBS) $(MHD_LIBS)
 
 $(GUEST)/kfunc-probe: tests/balloon/progs/kfunc_probe.c tests/balloon/progs/kfunc_probe.h $(BUILD)/kfunc_probe.skel.h \
 		$(UAPI_H) | $(GUEST)
@@ -160,7 +157,7 @@ $(GUEST)/run-tests: vmtests/guest-run-tests.sh $(GUEST_TESTS) tests/testlib.sh |
 $(GUEST)/wsr-%: vmtests/%-guest.sh | $(GUEST)
 	$(Q)install -m 755 $< $@
 
-$(BUILD)/unit/%: tests/unit/%.c $(LIBWSR) $(wildcard loader/*.h include/*.h bpf/*.h tests/unit/*.h) $(UAPI_H) | $(BUILD)/unit
+$(BUILD)/unit/%: tests/unit/%.c $(LIBWSR) $(wildcard include/*.h bpf/*.h tests/unit/*.h) $(UAPI_H) | $(BUILD)/unit
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(INCLUDES) -Ibpf -o $@ $< $(LIBWSR) $(LIBS)
 
@@ -177,44 +174,43 @@ $(BUILD)/unit/test_bpf_objects: tests/unit/test_bpf_objects.c tests/unit/unit.h 
 	$(Q)$(CC) $(CFLAGS) -DWSR_BPF_DIR='"$(abspath $(BUILD))"' -o $@ $< $(LIBS)
 
 # "wsr metrics"' exposition (libwsr), checked by promtool too
-$(BUILD)/unit/test_metrics: tests/unit/test_metrics.c $(LIBWSR) $(wildcard loader/*.h include/*.h tests/unit/*.h) $(UAPI_H) \
+$(BUILD)/unit/test_metrics: tests/unit/test_metrics.c $(LIBWSR) $(wildcard include/*.h tests/unit/*.h) $(UAPI_H) \
 		| $(BUILD)/unit
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(INCLUDES) -DWSR_SRC_ROOT=\"$(CURDIR)\" -o $@ $< $(LIBWSR) $(LIBS)
 
-# wsr-host's QMP messages and reports: host/qmp.c and PARSE_OBJS with
-# json-c, not the loader files the other unit tests link
+# wsr-host's QMP messages and reports: host/qmp.c and libwsr with json-c
 $(BUILD)/unit/test_host_qmp $(BUILD)/unit/test_host_report: $(BUILD)/unit/%: tests/unit/%.c host/qmp.c \
-		host/qmp.h host/policy.h $(PARSE_OBJS) tests/unit/unit.h | $(BUILD)/unit
+		host/qmp.h host/policy.h $(LIBWSR) tests/unit/unit.h | $(BUILD)/unit
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) -Iinclude -Iloader -I$(UAPI) -Ihost $(JSONC_CFLAGS) -o $@ $< host/qmp.c \
-		$(PARSE_OBJS) $(JSONC_LIBS)
+	$(Q)$(CC) $(CFLAGS) -Iinclude -I$(UAPI) -Ihost $(JSONC_CFLAGS) -o $@ $< host/qmp.c \
+		$(LIBWSR) $(JSONC_LIBS)
 
 # wsr-host's QMP over a socket, against a fake QEMU: host/client.c, and
 # the wsr-host binary for what it sends
 $(BUILD)/unit/test_host_client: tests/unit/test_host_client.c host/client.c host/qmp.c \
-		$(wildcard host/*.h) $(PARSE_OBJS) tests/unit/unit.h $(BUILD)/wsr-host | $(BUILD)/unit
+		$(wildcard host/*.h) $(LIBWSR) tests/unit/unit.h $(BUILD)/wsr-host | $(BUILD)/unit
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) -Iinclude -Iloader -I$(UAPI) -Ihost $(JSONC_CFLAGS) \
+	$(Q)$(CC) $(CFLAGS) -Iinclude -I$(UAPI) -Ihost $(JSONC_CFLAGS) \
 		-DWSR_HOST_BIN='"$(abspath $(BUILD)/wsr-host)"' -o $@ $< host/client.c host/qmp.c \
-		$(PARSE_OBJS) $(JSONC_LIBS)
+		$(LIBWSR) $(JSONC_LIBS)
 
 # wsr-host balance's loop against two fake QEMUs (the test serves QMP)
 BALANCE_SRCS := host/balance.c host/balance-args.c host/client.c host/qmp.c host/policy.c \
 	host/metrics.c
-$(BUILD)/unit/test_host_balance: tests/unit/test_host_balance.c $(BALANCE_SRCS) $(PARSE_OBJS) \
+$(BUILD)/unit/test_host_balance: tests/unit/test_host_balance.c $(BALANCE_SRCS) $(LIBWSR) \
 		$(wildcard host/*.h) tests/unit/unit.h | $(BUILD)/unit
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) -Iinclude -Iloader -I$(UAPI) -Ihost $(JSONC_CFLAGS) $(MHD_CFLAGS) -o $@ $< \
-		$(BALANCE_SRCS) $(PARSE_OBJS) $(JSONC_LIBS) $(MHD_LIBS)
+	$(Q)$(CC) $(CFLAGS) -Iinclude -I$(UAPI) -Ihost $(JSONC_CFLAGS) $(MHD_CFLAGS) -o $@ $< \
+		$(BALANCE_SRCS) $(LIBWSR) $(JSONC_LIBS) $(MHD_LIBS)
 
 # wsr-host balance's exposition text: host/metrics.c (libmicrohttpd linked,
 # not started)
 $(BUILD)/unit/test_host_metrics: tests/unit/test_host_metrics.c host/metrics.c host/metrics.h \
-		host/policy.h loader/prom.c loader/prom.h tests/unit/unit.h tests/unit/promtool.h $(UAPI_H) | $(BUILD)/unit
+		host/policy.h $(LIBWSR) tests/unit/unit.h tests/unit/promtool.h $(UAPI_H) | $(BUILD)/unit
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) -Iinclude -Iloader -I$(UAPI) -Ihost $(MHD_CFLAGS) -DWSR_SRC_ROOT=\"$(CURDIR)\" -o $@ $< \
-		host/metrics.c loader/prom.c loader/parse.c $(MHD_LIBS)
+	$(Q)$(CC) $(CFLAGS) -Iinclude -I$(UAPI) -Ihost $(MHD_CFLAGS) -DWSR_SRC_ROOT=\"$(CURDIR)\" -o $@ $< \
+		host/metrics.c $(LIBWSR) $(MHD_LIBS)
 
 # wsr-host balance's decisions: host/policy.c alone (pure, no json-c)
 $(BUILD)/unit/test_host_policy: tests/unit/test_host_policy.c host/policy.c host/policy.h \

@@ -5,7 +5,7 @@
 #include <string.h>
 #include "balance-args.h"
 #include "metrics.h"
-#include "parse.h"
+#include "libwsr.h"
 
 #define MIB (1ULL << 20)
 
@@ -74,8 +74,8 @@ static int bad(const char *what, const char *value, const char *rule)
 }
 
 /*
- * A number of @what in [min, max], by the loader's rules and messages
- * (parse.c); MiB knobs come back in bytes.
+ * A number of @what in [min, max], by libwsr's rules and messages
+ * (lib/parse.c); MiB knobs come back in bytes.
  */
 static int num(const char *s, const char *what, __u64 min, __u64 max, __u64 mult, __u64 *v)
 {

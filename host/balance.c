@@ -16,8 +16,8 @@
 #include <string.h>
 #include <time.h>
 #include "balance-args.h"
-#include "json.h"
-#include "parse.h"
+#include <json-c/json.h>
+#include "libwsr.h"
 #include "client.h"
 #include "metrics.h"
 

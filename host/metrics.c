@@ -7,8 +7,7 @@
 #include <string.h>
 #include <microhttpd.h>
 #include "metrics.h"
-#include "parse.h"
-#include "prom.h"
+#include "libwsr.h"
 
 /* one sample of @name for VM @v with no other label */
 static void vm_sample(FILE *f, const char *name, const struct metrics_vm *v, double value)

@@ -2,8 +2,7 @@
 /* wsr-host's QMP messages: see qmp.h. */
 #include <stdlib.h>
 #include <string.h>
-#include "json.h"
-#include "parse.h"
+#include "libwsr.h"
 #include "qmp.h"
 
 /*
@@ -235,7 +234,7 @@ char *qmp_cmd_config(const __u64 *intervals, __u32 nr, __u64 refresh_ms, __u64 r
 	int err = 0;
 	__u32 i;
 
-	/* parse.c bounds every value by WSR_MAX_MS: each fits an int64 */
+	/* lib/parse.c bounds every value by the wire's week: each fits an int64 */
 	for (i = 0; i < nr; i++)
 		err |= wsr_json_append(ivals, wsr_json_u64(intervals[i]));
 	err |= wsr_json_add(args, "intervals", ivals) |

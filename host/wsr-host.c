@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "json.h"
-#include "parse.h"
+#include <json-c/json.h>
+#include "libwsr.h"
 #include "balance.h"
 #include "client.h"
 #include "qmp.h"
@@ -250,8 +250,8 @@ struct opts {
 };
 
 /*
- * --json, --count, --batch, --timeout-ms: numbers by the loader's rules
- * and messages (parse.c), as "wsr watch --count" takes them; 0, or 2 with
+ * --json, --count, --batch, --timeout-ms: numbers by libwsr's rules
+ * and messages (lib/parse.c), as "wsr watch --count" takes them; 0, or 2 with
  * the reason said.
  */
 static int take_opt(struct opts *o, int opt, const char *arg)

@@ -1,36 +1,215 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * libwsr: what a program needs to use the BPF programs "wsr daemon"
- * pinned, without running a wsr command: open the pins, resolve a memcg,
- * read a histogram (aging what is due first, as the seed's reads do), get
- * and set the knobs, and consume the reports made on reclaim.  The wsr
- * CLI and daemon are built on it; so is a monitoring agent in a guest.
+ * libwsr: what the wsr programs share, and what a program needs to use
+ * the BPF programs "wsr daemon" pinned without running a wsr command.  The
+ * wsr CLI and daemon are built on it, as wsr-host is (its text formats,
+ * JSON and Prometheus pieces), and so is a monitoring agent in a guest:
+ * open the pins, resolve a memcg, read a histogram (aging what is due
+ * first, as the seed's reads do), get and set the knobs, and consume the
+ * reports made on reclaim.
  *
  * Functions return 0 or a negative errno; where the cause needs words,
- * they also fill a struct wsr_err (parse.h) with a message for the user.
- * They never print and never exit: what to tell whom is the caller's.
- * The knob and histogram text formats (parse.h), the pin folder check
- * (pindir.h) and the Prometheus exposition's pieces (prom.h) are part of
- * the library.
+ * they also fill a struct wsr_err with a message for the user.  They never
+ * exit, and print only to a FILE they are given: what to tell whom is the
+ * caller's.  The JSON functions use json-c (libjson-c-dev); its objects are
+ * opaque here, so that this header needs only the C library and wsr.h.
  */
 #ifndef __LIBWSR_H
 #define __LIBWSR_H
 
 #include <limits.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <sys/types.h>
 #include "wsr.h"
-#include "parse.h"
-#include "pindir.h"
-#include "prom.h"
+
+struct json_object;
 
 #define WSR_PIN_DIR		"/sys/fs/bpf/wsr"
 #define WSR_CGROUP_ROOT		"/sys/fs/cgroup"
 #define WSR_NODE_SYSFS		"/sys/devices/system/node"
 #define WSR_LRU_GEN_DEBUGFS	"/sys/kernel/debug/lru_gen"
 
-/* ---- pins (libwsr-pins.c) ---------------------------------------------- */
+/*
+ * A message for the user when a parser (or libwsr) refuses: room for a
+ * path of PATH_MAX and the words around it.
+ */
+struct wsr_err {
+	char msg[4096 + 512];
+};
+
+/*
+ * ---- text formats: knobs, histograms, numbers (lib/parse.c) ------------
+ * The seed's text formats, and one set of rules for numbers: the CLI and
+ * wsr-host take and refuse the same with the same words.  Pure functions
+ * of their arguments.
+ */
+
+/* a strict decimal number in [0, LLONG_MAX]: no sign, space or suffix */
+int wsr_parse_u64(const char *s, __u64 *out, const char *what, struct wsr_err *err);
+
+/*
+ * A strict decimal number in [min, max] (max WSR_BIN_INF: no bound but
+ * LLONG_MAX), for options: "<what> must be at least <min>" or "<what> must
+ * be <min> to <max>" when out of range.  The CLI and wsr-host say the same.
+ */
+int wsr_parse_range(const char *s, __u64 *out, __u64 min, __u64 max, const char *what,
+		    struct wsr_err *err);
+
+/*
+ * A strict decimal number of milliseconds in [0, max] (at most WSR_MAX_MS
+ * for anything that is turned into ns); @what names it in the message.
+ */
+int wsr_parse_ms(const char *s, __u64 *out, __u64 max, const char *what, struct wsr_err *err);
+
+/*
+ * "1000,2000,3000": 3 to 15 strictly increasing intervals of at least
+ * 1 ms and at most @max_ms (WSR_MAX_MS in the guest, the wire's
+ * VIRTIO_BALLOON_WS_MAX_MS for the device).  A final 9223372036854775807
+ * (the catch-all bin, as printed) is accepted and dropped, so that printed
+ * values can be written back.
+ */
+int wsr_parse_intervals(const char *s, __u64 max_ms, __u64 *ms, __u32 *nr,
+			struct wsr_err *err);
+
+/*
+ * A node list as in /sys/devices/system/node/{possible,has_memory}:
+ * "0-1,3" sets bits 0, 1 and 3 of *mask; "" and "\n" are the empty list.
+ * One trailing newline is allowed, no other space.  Node ids of
+ * WSR_MAX_NODES and above are refused (wsr's maps cover no more), as is
+ * any malformed list; *mask is untouched on error.
+ */
+int wsr_parse_node_list(const char *s, __u64 *mask, struct wsr_err *err);
+
+/*
+ * A knob value for one node: "N<id>=<value>" as in the seed's memcg files,
+ * or a bare "<value>" (then *node = -1: the caller decides which nodes).
+ * *value points into s.  Rejects node ids >= nr_nodes.
+ */
+int wsr_parse_node_value(const char *s, __u32 nr_nodes, int *node,
+			 const char **value, struct wsr_err *err);
+
+/* knobs, by the names of the seed's files */
+enum wsr_knob {
+	WSR_KNOB_INTERVALS,
+	WSR_KNOB_REPORT,
+	WSR_KNOB_REFRESH,
+	WSR_KNOB_REACCESS_INTERVALS,
+	WSR_NR_KNOBS,
+};
+
+int wsr_knob_by_name(const char *name);
+
+/* apply a parsed value of @knob to @cfg; @cfg is untouched on error */
+int wsr_config_set(struct wsr_config *cfg, enum wsr_knob knob, const char *value,
+		   struct wsr_err *err);
+
+/* the value of @knob as the seed prints it for one node, no newline */
+void wsr_print_knob(FILE *f, const struct wsr_config *cfg, enum wsr_knob knob);
+
+/* "<ms> anon=<pages> file=<pages>" lines, as the seed's histogram files */
+void wsr_print_hist(FILE *f, const struct wsr_hist *h);
+
+/* one row and a bar of @width columns per bin, for a person */
+void wsr_print_hist_bars(FILE *f, const struct wsr_hist *h, unsigned int width);
+
+/*
+ * A report's cause by name: "request", "reclaim" (QMP's names of the
+ * wire's causes), "read" or "none"; the cause of a name, or -1.
+ */
+const char *wsr_cause_name(__u32 cause);
+int wsr_cause_by_name(const char *name);
+
+/* the balloon request iterator's output; -1 unless exactly well-formed */
+int wsr_parse_answer(const char *out, unsigned int *answered, int *err);
+
+/*
+ * ---- JSON, built and written by json-c (lib/json.c) ---------------------
+ * The CLI's --json output and wsr-host's QMP commands.  Every builder
+ * returns NULL when out of memory, and every adder takes its value even on
+ * failure, so that a caller checks once, at the end.
+ */
+
+/*
+ * Add @val (taken: put on failure) at @key of @obj, or at the end of the
+ * array @arr; 0, or -1 when any of them is NULL or out of memory.
+ */
+int wsr_json_add(struct json_object *obj, const char *key, struct json_object *val);
+int wsr_json_append(struct json_object *arr, struct json_object *val);
+/* JSON's null at @key of @obj (json-c's null is a NULL object) */
+int wsr_json_add_null(struct json_object *obj, const char *key);
+
+/*
+ * A 64-bit unsigned number.  json-c keeps it an integer, never a double:
+ * the catch-all bound 9223372036854775807 is written as the seed prints
+ * it (readers must take it as a 64-bit integer; jq and JavaScript round it).
+ */
+struct json_object *wsr_json_u64(__u64 v);
+
+/*
+ * @v with @decimals digits after the point, written as printf's "%.*f"
+ * writes it (json-c's own doubles print up to 17 digits)
+ */
+struct json_object *wsr_json_fixed(double v, int decimals);
+
+/* {"node":N,"bins":[{"ms":..,"anon":..,"file":..},...]} */
+struct json_object *wsr_hist_json(__u32 node, const struct wsr_hist *h);
+
+/*
+ * {"memcg":..,"seq":..,"time_ns":..,"cause":..,"incomplete":..,
+ *  "histogram":{...}}: one report of @memcg (the path as the user gave
+ * it, below the cgroup2 mount) for @node
+ */
+struct json_object *wsr_report_json(const char *memcg, __u32 node, const struct wsr_report *r);
+
+/*
+ * The compact text of @obj ("/" not escaped), which is put; NULL when
+ * out of memory or @obj is NULL.  free() the result.
+ */
+char *wsr_json_text(struct json_object *obj);
+
+/* @obj's compact text and @end to @f, @obj put; 0, or -1 when out of memory */
+int wsr_json_print(FILE *f, struct json_object *obj, const char *end);
+
+/*
+ * ---- Prometheus' text exposition format 0.0.4 (lib/prom.c) -------------
+ * The pieces that wsr-host balance's exporter and "wsr metrics" both
+ * write, so that the two expose one histogram with the same name, units
+ * and labels.
+ */
+
+/* "# HELP name help" (help escaped: \\ and \n) and "# TYPE name type" */
+void wsr_prom_head(FILE *f, const char *name, const char *type, const char *help);
+
+/* a label value with the format's escapes: \\, \" and \n */
+void wsr_prom_label_value(FILE *f, const char *s);
+
+/*
+ * One sample of wsr_working_set_bytes: its first label @key="@value" (vm
+ * on the host, memcg in the guest), then node, type (anon or file) and
+ * idle_le_ms, the bin's upper bound; the catch-all bin (WSR_BIN_INF and
+ * above) is "+Inf", as Prometheus writes "le".
+ */
+void wsr_prom_ws_sample(FILE *f, const char *key, const char *value, __u32 node, bool file,
+			__u64 idle_le_ms, __u64 bytes);
+
+/*
+ * ---- the pin folder's check (lib/pindir.c) ------------------------------
+ * bpffs is mode 1777 unless mounted with a mode, so any user can create a
+ * folder there: one created before the daemon would let its owner unpin
+ * wsr's links.
+ */
+
+/*
+ * 0 if @path is a folder (not a symlink to one) owned by root that
+ * neither group nor others may write; -ENOENT if it does not exist (the
+ * daemon may create it); otherwise -EPERM or another -errno.  err->msg
+ * says why whenever the result is not 0.
+ */
+int wsr_check_pin_dir(const char *path, struct wsr_err *err);
+
+/* ---- pins (lib/pins.c) ------------------------------------------------- */
 
 /* the maps the readers work with, opened from their pins under @dir */
 struct wsr_pins {
@@ -61,7 +240,7 @@ ino_t wsr_loaded_inode(const char *dir);
  */
 __u32 wsr_loaded_walk_steps(const char *dir);
 
-/* ---- nodes and memcgs (libwsr-memcg.c) ------------------------------------- */
+/* ---- nodes and memcgs (lib/memcg.c) ------------------------------------- */
 
 /*
  * The node list in file @path (sysfs's possible, has_memory) as a mask;
@@ -104,7 +283,7 @@ int wsr_memcg_paths(const char *root, const __u64 *ids, size_t nr, char ***paths
 		    size_t *nr_paths, struct wsr_err *err);
 void wsr_free_paths(char **paths, size_t nr);
 
-/* ---- refresh: aging through lru_gen (libwsr-refresh.c) ---------------------- */
+/* ---- refresh: aging through lru_gen (lib/refresh.c) ---------------------- */
 
 /*
  * Write each whole line of @buf (@n bytes) to @fd, one write() per line,
@@ -132,7 +311,7 @@ int wsr_refresh_subtree(const char *dir, const struct wsr_memcg *m,
 int wsr_run_iter(const char *dir, const char *pin, const struct wsr_memcg *m,
 		 bool subtree, FILE *out, struct wsr_err *err);
 
-/* ---- histograms and knobs (libwsr-hist.c) ---------------------------------- */
+/* ---- histograms and knobs (lib/hist.c) ---------------------------------- */
 
 /* the configuration of (@id, @node); zeroes if there is none */
 void wsr_get_config(const struct wsr_pins *p, __u64 id, __u32 node, struct wsr_config *cfg);
@@ -169,7 +348,7 @@ int wsr_configured_ids(const struct wsr_pins *p, __u64 **ids, size_t *nr, struct
 /* reports made on reclaim for (@id, @node) since the pins were made */
 __u64 wsr_reclaim_reports(const struct wsr_pins *p, __u64 id, __u32 node);
 
-/* ---- metrics: Prometheus' text format (libwsr-metrics.c) ------------------ */
+/* ---- metrics: the guest's exposition (lib/metrics.c) -------------------- */
 
 /* what wsr_print_metrics() shows of one memcg on one node */
 struct wsr_metrics_entry {
@@ -182,7 +361,7 @@ struct wsr_metrics_entry {
 /*
  * The exposition (text format 0.0.4) of @nr entries, each metric's
  * samples together as the format requires: wsr_working_set_bytes (pages
- * times @page_size, with the labels of wsr-host's: prom.h),
+ * times @page_size, with the labels of wsr-host's: lib/prom.c),
  * wsr_working_set_age_seconds (at @now_ns, boot clock),
  * wsr_working_set_incomplete and wsr_reports_total{cause="reclaim"}.
  * -EIO if @f reports an error.
@@ -190,7 +369,7 @@ struct wsr_metrics_entry {
 int wsr_print_metrics(FILE *f, const struct wsr_metrics_entry *e, size_t nr, __u64 page_size,
 		      __u64 now_ns);
 
-/* ---- watch: reports made on reclaim (libwsr-watch.c) --------------------- */
+/* ---- watch: reports made on reclaim (lib/watch.c) ----------------------- */
 
 /* called with each report of the watched memcg (and node) */
 typedef int (*wsr_report_fn)(void *ctx, __u32 node, const struct wsr_report *r);

@@ -10,8 +10,8 @@
 #include <getopt.h>
 #include <signal.h>
 #include <stdbool.h>
+#include <json-c/json.h>
 #include "libwsr.h"
-#include "json.h"
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 

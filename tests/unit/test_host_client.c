@@ -246,7 +246,7 @@ static const char *device_reaches_qemu_escaped(void)
 }
 
 /*
- * wsr-host's numbers by the loader's rules and messages (parse.c), before
+ * wsr-host's numbers by libwsr's rules and messages (lib/parse.c), before
  * or after the command; refused before any connection (the socket is
  * not there).
  */

@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * Unit tests of the loader's JSON (loader/json.c, json-c): what "wsr show
+ * Unit tests of the loader's JSON (loader/lib/json.c, json-c): what "wsr show
  * --json" and "wsr watch --json" print is valid JSON whatever the memcg
  * path holds, reads back as it was written, keeps the catch-all bound an
  * exact 64-bit integer, and is byte for byte what the guest tests grep.
  */
 #include <stdlib.h>
 #include <string.h>
-#include "json.h"
-#include "parse.h"
+#include <json-c/json.h>
+#include "libwsr.h"
 #include "unit.h"
 
 static const struct wsr_report rep = {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Unit tests of the knob parsers and printers in loader/parse.c. */
+/* Unit tests of the knob parsers and printers in loader/lib/parse.c. */
 #include <string.h>
-#include "parse.h"
+#include "libwsr.h"
 #include "unit.h"
 
 static const char *intervals_accept_increasing_list(void)

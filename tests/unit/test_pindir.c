@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests of the pin folder check in loader/pindir.c, on folders made
+ * Unit tests of the pin folder check in loader/lib/pindir.c, on folders made
  * under a mkdtemp folder (removed at exit).  They chown, so they run as
  * root, as the host unit tests do.
  */
@@ -12,7 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "pindir.h"
+#include "libwsr.h"
 #include "unit.h"
 
 static char base[] = "/tmp/wsr-test-pindir.XXXXXX";

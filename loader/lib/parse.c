@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* Parsing and printing of wsr's knobs and histograms: see parse.h. */
+/* libwsr: parsing and printing of wsr's knobs and histograms (libwsr.h). */
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include "parse.h"
+#include "libwsr.h"
 
 #define LLONG_MAX_STR "9223372036854775807"
 
