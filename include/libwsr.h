@@ -30,6 +30,25 @@ struct json_object;
 #define WSR_CGROUP_ROOT		"/sys/fs/cgroup"
 #define WSR_NODE_SYSFS		"/sys/devices/system/node"
 #define WSR_LRU_GEN_DEBUGFS	"/sys/kernel/debug/lru_gen"
+#define WSR_PROCFS		"/proc"
+#define WSR_BALLOON_SYSFS	"/sys/bus/virtio/drivers/virtio_balloon"
+
+/*
+ * Where libwsr reads the machine.  Every file of /sys and /proc it reads
+ * is below one of these, which the caller gives: WSR_SYS_INIT names the
+ * machine's own, a test a fake tree.  libwsr keeps no state of its own.
+ */
+struct wsr_sys {
+	const char *cgroup;	/* the cgroup2 mount */
+	const char *node;	/* the NUMA nodes' sysfs folder */
+	const char *lru_gen;	/* MGLRU's debugfs file */
+	const char *proc;	/* procfs */
+	const char *balloon;	/* the virtio_balloon driver's sysfs folder */
+};
+
+#define WSR_SYS_INIT { .cgroup = WSR_CGROUP_ROOT, .node = WSR_NODE_SYSFS,		\
+		       .lru_gen = WSR_LRU_GEN_DEBUGFS, .proc = WSR_PROCFS,	\
+		       .balloon = WSR_BALLOON_SYSFS }
 
 /*
  * A message for the user when a parser (or libwsr) refuses: room for a
@@ -211,17 +230,88 @@ int wsr_check_pin_dir(const char *path, struct wsr_err *err);
 
 /* ---- pins (lib/pins.c) ------------------------------------------------- */
 
-/* the maps the readers work with, opened from their pins under @dir */
+/*
+ * The names "wsr daemon" pins in its folder: maps by their names in the
+ * BPF objects, programs and links by these.  wsr_pin_names lists every
+ * one once: what "wsr unload" removes, what the balloon's attach and
+ * detach pin and unpin.  tests/unit/test_bpf_objects.c checks its maps
+ * against the objects' (bpf/reclaim_reports.bpf.h's WATCH_RING()s too).
+ */
+#define WSR_PIN_CONFIG		"config"
+#define WSR_PIN_REPORTS		"reports"
+#define WSR_PIN_LIVE		"live"
+#define WSR_PIN_REACCESS	"reaccess"
+#define WSR_PIN_STATS		"stats"
+#define WSR_PIN_WATCHERS	"watchers"
+#define WSR_PIN_REFRESH_ARGS	"refresh_args"
+#define WSR_PIN_BALLOON		"balloon"
+#define WSR_PIN_BALLOON_CLAIM	"balloon_claim"
+/* the estimator's links and programs (bpf/wsr.bpf.c) */
+#define WSR_PIN_LINK_RECLAIM		"link_reclaim"
+#define WSR_PIN_LINK_REACCESS		"link_reaccess"
+#define WSR_PIN_LINK_OFFLINE		"link_offline"
+#define WSR_PIN_LINK_AGING_BEGIN	"link_aging_begin"
+#define WSR_PIN_LINK_AGING_END		"link_aging_end"
+#define WSR_PIN_HISTOGRAM		"histogram"	/* the iterator: cat it */
+#define WSR_PIN_PROG_HISTOGRAM		"prog_histogram"
+#define WSR_PIN_PROG_REFRESH		"prog_refresh"
+/* the balloon's (bpf/balloon.bpf.c): they keep the virtio_balloon module loaded */
+#define WSR_PIN_LINK_BALLOON_RECLAIM		"link_balloon_reclaim"
+#define WSR_PIN_PROG_BALLOON_REQUEST		"prog_balloon_request"
+#define WSR_PIN_LINK_BALLOON_REQUEST_HOOK	"link_balloon_request_hook"
+
+enum wsr_pin_kind {
+	WSR_PIN_MAP,
+	WSR_PIN_PROG,
+	WSR_PIN_LINK,
+};
+
+struct wsr_pin_name {
+	const char *name;
+	enum wsr_pin_kind kind;
+	bool balloon;		/* the balloon object's, else the estimator's */
+};
+
+/*
+ * Every pin: first the WSR_MAX_WATCHERS report rings, "watch0" and on,
+ * slot by slot (wsr_pin_names[slot] is slot's ring), then the others.
+ */
+extern const struct wsr_pin_name wsr_pin_names[];
+extern const unsigned int wsr_nr_pin_names;
+
+/*
+ * Remove the pins of wsr_pin_names from @dir: all of them (unload), or
+ * (@balloon_progs) the balloon's programs and links alone, which let the
+ * virtio_balloon module go (its maps stay, with what was last sent)
+ */
+void wsr_unpin(const char *dir, bool balloon_progs);
+
+struct bpf_link;
+
+/*
+ * Pin @link (attached, or NULL: its attach failed) as @name in @dir, and
+ * drop the caller's reference either way: the pin keeps the link, and an
+ * fd left open would keep it after an unpin.  0 or -errno with a message.
+ */
+int wsr_pin_link(const char *dir, struct bpf_link *link, const char *name,
+		 struct wsr_err *err);
+
+/*
+ * The maps the readers work with, opened from their pins under @dir, and
+ * the machine they are on (reads age through its lru_gen file).
+ */
 struct wsr_pins {
 	const char *dir;
+	const struct wsr_sys *sys;
 	int config, reports, live, reaccess, watchers;
 };
 
 /*
  * Check the pin folder (wsr_check_pin_dir()) and open the maps; on error
- * every fd opened so far is closed again.
+ * every fd opened so far is closed again.  @sys must outlive @p.
  */
-int wsr_pins_open(struct wsr_pins *p, const char *dir, struct wsr_err *err);
+int wsr_pins_open(struct wsr_pins *p, const char *dir, const struct wsr_sys *sys,
+		  struct wsr_err *err);
 void wsr_pins_close(struct wsr_pins *p);
 
 /* "@dir/@name" into @buf */
@@ -230,9 +320,15 @@ void wsr_pin_path(const char *dir, const char *name, char *buf, size_t len);
 /* an fd for the object pinned as @name, or -errno with a message */
 int wsr_pin_open(const char *dir, const char *name, struct wsr_err *err);
 
+/* is something pinned as @name in @dir? */
+bool wsr_pinned(const char *dir, const char *name);
+
 /* are programs pinned in @dir (their reclaim link), and as which inode (0: none)? */
 bool wsr_loaded(const char *dir);
 ino_t wsr_loaded_inode(const char *dir);
+
+/* are the balloon's programs pinned in @dir (its reclaim link)? */
+bool wsr_balloon_attached(const char *dir);
 
 /*
  * The memcg walk limit the pinned programs were loaded with, which the
@@ -249,9 +345,12 @@ __u32 wsr_loaded_walk_steps(const char *dir);
  */
 int wsr_node_list(const char *path, __u64 *mask, struct wsr_err *err);
 
-/* possible NUMA nodes (the highest id plus 1), and the nodes with memory */
-__u32 wsr_possible_nodes(void);
-__u64 wsr_memory_nodes(void);
+/*
+ * Possible NUMA nodes (the highest id plus 1), and the nodes with memory,
+ * from @sys->node; a list that does not parse is node 0 alone
+ */
+__u32 wsr_possible_nodes(const struct wsr_sys *sys);
+__u64 wsr_memory_nodes(const struct wsr_sys *sys);
 
 /* a memcg by its cgroup v2 path */
 struct wsr_memcg {
@@ -270,8 +369,9 @@ struct wsr_memcg {
 int wsr_memcg_lookup(const char *root, const char *path, struct wsr_memcg *m,
 		     struct wsr_err *err);
 
-/* wsr_memcg_lookup() below WSR_CGROUP_ROOT, which must be a cgroup2 mount */
-int wsr_memcg_resolve(const char *path, struct wsr_memcg *m, struct wsr_err *err);
+/* wsr_memcg_lookup() below @sys->cgroup, which must be a cgroup2 mount */
+int wsr_memcg_resolve(const struct wsr_sys *sys, const char *path, struct wsr_memcg *m,
+		      struct wsr_err *err);
 
 /*
  * The paths (below @root, "/" for @root itself; sorted, malloc()ed, free
@@ -292,16 +392,19 @@ void wsr_free_paths(char **paths, size_t nr);
  */
 int wsr_age_lines(int fd, const char *buf, size_t n, struct wsr_err *err);
 
-/* vm.swappiness and the free swap pages (what get_swappiness() looks at) */
-void wsr_swap_state(struct wsr_refresh_args *a);
+/*
+ * vm.swappiness and the free swap pages (what get_swappiness() looks at),
+ * from @sys->proc
+ */
+void wsr_swap_state(const struct wsr_sys *sys, struct wsr_refresh_args *a);
 
 /*
  * Age the lruvecs of @m's subtree that are due under @a (bpf/refresh.h):
- * the pinned iterator prog_refresh prints lru_gen commands, which are
- * written to WSR_LRU_GEN_DEBUGFS.  @m with abs "" is found by its id;
- * then -ENOENT means it went meanwhile.
+ * the iterator prog_refresh pinned in @dir prints lru_gen commands, which
+ * are written to @sys->lru_gen.  @m with abs "" is found by its id; then
+ * -ENOENT means it went meanwhile.
  */
-int wsr_refresh_subtree(const char *dir, const struct wsr_memcg *m,
+int wsr_refresh_subtree(const char *dir, const struct wsr_sys *sys, const struct wsr_memcg *m,
 			struct wsr_refresh_args *a, struct wsr_err *err);
 
 /*
@@ -312,6 +415,9 @@ int wsr_run_iter(const char *dir, const char *pin, const struct wsr_memcg *m,
 		 bool subtree, FILE *out, struct wsr_err *err);
 
 /* ---- histograms and knobs (lib/hist.c) ---------------------------------- */
+
+/* now on the clock reports are stamped with (bpf_ktime_get_boot_ns()) */
+__u64 wsr_now_ns(void);
 
 /* the configuration of (@id, @node); zeroes if there is none */
 void wsr_get_config(const struct wsr_pins *p, __u64 id, __u32 node, struct wsr_config *cfg);
@@ -388,5 +494,20 @@ int wsr_watch_poll(struct wsr_watch *w, int timeout_ms, struct wsr_err *err);
 
 /* give the slot back */
 void wsr_watch_close(struct wsr_watch *w);
+
+/* ---- the balloon device's sysfs files (lib/balloon.c) ------------------- */
+
+/*
+ * The working_set folder of the balloon device the kfuncs report through
+ * (its "active" reads 1), below @sys->balloon, into @dir: 0, or -1 when
+ * there is none
+ */
+int wsr_balloon_dir(const struct wsr_sys *sys, char *dir, size_t len);
+
+/* the first line of @dir/@name into @buf, its newline dropped; 0 or -1 */
+int wsr_balloon_read_text(const char *dir, const char *name, char *buf, size_t len);
+
+/* the number in @dir/@name; 0 when it cannot be read */
+__u64 wsr_balloon_read_u64(const char *dir, const char *name);
 
 #endif /* __LIBWSR_H */

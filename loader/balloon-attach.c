@@ -22,10 +22,6 @@
 #include "cli.h"
 #include "balloon.skel.h"
 
-/* the balloon programs' pins: they keep the virtio_balloon module loaded */
-const char *const balloon_pins[3] = { "link_balloon_reclaim", "prog_balloon_request",
-				      "link_balloon_request_hook" };
-
 /*
  * Does the virtio_balloon driver have the working-set kfuncs?  A module
  * has them in its own BTF; a driver built in (CONFIG_VIRTIO_BALLOON=y), in
@@ -48,19 +44,6 @@ bool balloon_kfuncs(void)
 	}
 	btf__free(vmlinux);
 	return found;
-}
-
-static bool pinned(const char *name)
-{
-	char path[PATH_MAX];
-
-	wsr_pin_path(pin_dir, name, path, sizeof(path));
-	return access(path, F_OK) == 0;
-}
-
-bool balloon_attached(void)
-{
-	return pinned(balloon_pins[0]);
 }
 
 /* the maps this object makes; the others are the estimator's, reused */
@@ -89,7 +72,7 @@ static struct balloon_bpf *open_balloon_skel(void)
 		err_msg("cannot open the balloon's BPF object");
 		return NULL;
 	}
-	skel->rodata->nr_nodes = wsr_possible_nodes();
+	skel->rodata->nr_nodes = wsr_possible_nodes(&sys);
 	skel->rodata->walk_steps = wsr_loaded_walk_steps(pin_dir);
 	/* with -v, each program's verifier cost (BPF_LOG_STATS) */
 	if (verbose)
@@ -101,7 +84,7 @@ static struct balloon_bpf *open_balloon_skel(void)
 			continue;
 		if (own_map(skel, map)) {
 			/* pinned: reused at load; else made, and pinned by hand */
-			if (!pinned(bpf_map__name(map)))
+			if (!wsr_pinned(pin_dir, bpf_map__name(map)))
 				continue;
 			wsr_pin_path(pin_dir, bpf_map__name(map), path, sizeof(path));
 			if (!bpf_map__set_pin_path(map, path))
@@ -142,7 +125,7 @@ static int pin_own_maps(struct balloon_bpf *skel)
 	bpf_object__for_each_map(map, skel->obj) {
 		if (!own_map(skel, map) || bpf_map__pin_path(map))
 			continue;
-		if (pinned(bpf_map__name(map)))
+		if (wsr_pinned(pin_dir, bpf_map__name(map)))
 			return 1;
 	}
 	bpf_object__for_each_map(map, skel->obj) {
@@ -172,10 +155,11 @@ static int pin_own_maps(struct balloon_bpf *skel)
 int balloon_attach(void)
 {
 	struct balloon_bpf *skel = NULL;
+	struct wsr_err werr = { "" };
 	char path[PATH_MAX];
 	int err = -1, dir, tries = 0, raced;
 
-	if (balloon_attached())
+	if (wsr_balloon_attached(pin_dir))
 		return 0;
 	if (!balloon_kfuncs()) {
 		err_msg("the virtio_balloon driver is not loaded or has no working-set kfuncs");
@@ -198,7 +182,7 @@ again:
 		err_msg("cannot lock %s: %s", pin_dir, strerror(errno));
 		goto out;
 	}
-	if (balloon_attached()) {
+	if (wsr_balloon_attached(pin_dir)) {
 		err = 0;
 		goto out;
 	}
@@ -214,11 +198,17 @@ again:
 		err_msg("the balloon's maps were pinned by another load twice in a row");
 		goto out;
 	}
-	wsr_pin_path(pin_dir, balloon_pins[1], path, sizeof(path));
+	wsr_pin_path(pin_dir, WSR_PIN_PROG_BALLOON_REQUEST, path, sizeof(path));
 	if (bpf_program__pin(skel->progs.wsr_balloon_request, path) ||
-	    pin_link(bpf_program__attach(skel->progs.wsr_balloon_reclaim), balloon_pins[0]) ||
-	    pin_link(bpf_program__attach(skel->progs.wsr_balloon_request_hook), balloon_pins[2])) {
-		unpin_all(balloon_pins, ARRAY_SIZE(balloon_pins));
+	    wsr_pin_link(pin_dir, bpf_program__attach(skel->progs.wsr_balloon_reclaim),
+			 WSR_PIN_LINK_BALLOON_RECLAIM, &werr) ||
+	    wsr_pin_link(pin_dir, bpf_program__attach(skel->progs.wsr_balloon_request_hook),
+			 WSR_PIN_LINK_BALLOON_REQUEST_HOOK, &werr)) {
+		if (werr.msg[0])
+			err_msg("%s", werr.msg);
+		else
+			err_msg("cannot pin the balloon request program: %s", strerror(errno));
+		wsr_unpin(pin_dir, true);
 		goto out;
 	}
 	err = 0;
@@ -240,7 +230,7 @@ int balloon_detach(void)
 {
 	int i;
 
-	unpin_all(balloon_pins, ARRAY_SIZE(balloon_pins));
+	wsr_unpin(pin_dir, true);
 	for (i = 0; i < 600; i++) {
 		char buf[16] = "0";
 		FILE *f = fopen("/sys/module/virtio_balloon/refcnt", "r");

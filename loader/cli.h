@@ -17,6 +17,8 @@
 
 /* --pin-dir, -v: global options, taken anywhere on the line */
 extern const char *pin_dir;
+/* the machine's files libwsr reads: the real ones */
+extern const struct wsr_sys sys;
 extern bool verbose;
 /* set by SIGINT and SIGTERM, and by watch once --count reports came */
 extern volatile sig_atomic_t exiting;
@@ -60,17 +62,11 @@ int cmd_daemon(int argc, char **argv);
 int cmd_unload(int argc, char **argv);
 int cmd_balloon(int argc, char **argv);
 
-/* load.c: load the estimator's programs and pin them in pin_dir; unpin */
+/* load.c: load the estimator's programs and pin them in pin_dir */
 int load_and_pin(__u32 walk_steps);
-void unpin_all(const char *const *names, size_t nr);
-struct bpf_link;
-/* pin @link as @name in pin_dir, and drop our reference either way */
-int pin_link(struct bpf_link *link, const char *name);
 
 /* balloon-attach.c: the balloon's programs, loaded apart */
-extern const char *const balloon_pins[3];
 bool balloon_kfuncs(void);
-bool balloon_attached(void);
 int balloon_attach(void);
 int balloon_detach(void);
 
@@ -82,15 +78,10 @@ struct balloon_watch {
 	int fd[2];		/* requests, configs: poll()able */
 	__u64 seen[2];		/* their values when last looked at */
 };
-int balloon_dir(char *dir, size_t len);
-/* the first line of @dir/@name into @buf; 0 or -1 */
-int balloon_read_text(const char *dir, const char *name, char *buf, size_t len);
 /* balloon-show.c: "wsr balloon show [--json]"; -1 when out of memory */
 int print_balloon(const char *dir, const struct wsr_balloon *b, bool json);
-__u64 balloon_read_u64(const char *dir, const char *name);
 void balloon_serve(struct balloon_watch *w, int timeout_ms);
 void balloon_unwatch(struct balloon_watch *w);
 
-__u64 now_ns(void);
 
 #endif /* __WSR_CLI_H */

@@ -40,7 +40,7 @@ static void age_in_background(void)
 	bool first = true;
 	size_t nr = 0, i;
 	char path[PATH_MAX], dir[256];
-	__u64 ms, now = now_ns();
+	__u64 ms, now = wsr_now_ns();
 	int fd;
 
 	/*
@@ -48,8 +48,7 @@ static void age_in_background(void)
 	 * or a kernel without try_to_inc_max_seq): aging would merge them
 	 * away.  Not more often than WSR_BACKGROUND_MIN_MS.
 	 */
-	wsr_pin_path(pin_dir, "link_aging_begin", path, sizeof(path));
-	if (access(path, F_OK)) {
+	if (!wsr_pinned(pin_dir, WSR_PIN_LINK_AGING_BEGIN)) {
 		if (!said)
 			err_msg("warning: no aging hooks pinned (an older load, or no "
 				"try_to_inc_max_seq): the daemon does not age on its own");
@@ -59,7 +58,7 @@ static void age_in_background(void)
 	if (now - last_ns < WSR_BACKGROUND_MIN_MS * 1000000ULL)
 		return;
 	last_ns = now;
-	wsr_pin_path(pin_dir, "config", path, sizeof(path));
+	wsr_pin_path(pin_dir, WSR_PIN_CONFIG, path, sizeof(path));
 	fd = bpf_obj_get(path);
 	if (fd < 0)
 		return;
@@ -84,13 +83,13 @@ static void age_in_background(void)
 		v[i].a.nodes |= 1ULL << at.node;
 	}
 	close(fd);
-	if (!balloon_dir(dir, sizeof(dir)) && (ms = balloon_read_u64(dir, "refresh_ms"))) {
+	if (!wsr_balloon_dir(&sys, dir, sizeof(dir)) && (ms = wsr_balloon_read_u64(dir, "refresh_ms"))) {
 		grown = realloc(v, (nr + 1) * sizeof(*v));
 		if (grown) {
 			v = grown;
 			v[nr] = (struct subtree){ .id = WSR_ROOT_CGROUP,
 						  .a.merge = WSR_REFRESH_BACKGROUND,
-						  .a.nodes = wsr_memory_nodes() };
+						  .a.nodes = wsr_memory_nodes(&sys) };
 			for (i = 0; i < WSR_MAX_NODES; i++)
 				v[nr].a.refresh_ms[i] = ms;
 			nr++;
@@ -102,7 +101,7 @@ static void age_in_background(void)
 
 		err.msg[0] = 0;
 		snprintf(m.rel, sizeof(m.rel), "cgroup id %llu", (unsigned long long)v[i].id);
-		if (wsr_refresh_subtree(pin_dir, &m, &v[i].a, &err) && err.msg[0])
+		if (wsr_refresh_subtree(pin_dir, &sys, &m, &v[i].a, &err) && err.msg[0])
 			err_msg("%s", err.msg);
 	}
 	free(v);
@@ -116,7 +115,7 @@ static void check_limits(struct wsr_stats *logged)
 	int fd;
 
 	/* quietly: "wsr unload" may have removed it under a running daemon */
-	wsr_pin_path(pin_dir, "stats", path, sizeof(path));
+	wsr_pin_path(pin_dir, WSR_PIN_STATS, path, sizeof(path));
 	fd = bpf_obj_get(path);
 	if (fd < 0)
 		return;
@@ -163,7 +162,7 @@ static void check_nonleaf_young(void)
 
 	if (!f)
 		return;
-	if (fscanf(f, "%x", &caps) == 1 && (caps & 0x4) && wsr_possible_nodes() > 1)
+	if (fscanf(f, "%x", &caps) == 1 && (caps & 0x4) && wsr_possible_nodes(&sys) > 1)
 		err_msg("warning: MGLRU non-leaf young (0x0004) is on with several NUMA nodes: "
 			"hot pages can read as idle when nodes age back to back; "
 			"\"echo 0x0003 > /sys/kernel/mm/lru_gen/enabled\" avoids it");
@@ -254,7 +253,7 @@ int cmd_daemon(int argc, char **argv)
 	pins = wsr_loaded_inode(pin_dir);
 	check_nonleaf_young();
 	balloon_module_appeared(&module);
-	if (balloon_kfuncs() && !balloon_attached() && !balloon_attach())
+	if (balloon_kfuncs() && !wsr_balloon_attached(pin_dir) && !balloon_attach())
 		fprintf(stderr, "wsr: balloon programs attached\n");
 	while (!exiting) {
 		/*
@@ -270,7 +269,7 @@ int cmd_daemon(int argc, char **argv)
 		 * virtio_balloon loaded after we started: attach to it.  Only
 		 * then: "wsr balloon detach" must stay detached for an rmmod.
 		 */
-		if (balloon_module_appeared(&module) && balloon_kfuncs() && !balloon_attached()) {
+		if (balloon_module_appeared(&module) && balloon_kfuncs() && !wsr_balloon_attached(pin_dir)) {
 			if (!balloon_attach())
 				fprintf(stderr, "wsr: virtio_balloon loaded: balloon programs "
 					"attached\n");
@@ -281,7 +280,7 @@ int cmd_daemon(int argc, char **argv)
 		 * Requests are ours for WSR_BALLOON_DAEMON_MS, then the request
 		 * hook's; the claim's map comes with the balloon's first attach.
 		 */
-		if (!claimed && balloon_attached())
+		if (!claimed && wsr_balloon_attached(pin_dir))
 			claimed = !balloon_claim(0, 1);
 		check_limits(&logged);
 		if (!seed_aging)

@@ -48,7 +48,7 @@ static int knob_options(int argc, char **argv, const char **memcg, int *node, bo
 
 int cmd_set(int argc, char **argv)
 {
-	__u64 nodes = wsr_memory_nodes();
+	__u64 nodes = wsr_memory_nodes(&sys);
 	const char *memcg, *value;
 	struct wsr_err err;
 	struct wsr_memcg m;
@@ -66,7 +66,7 @@ int cmd_set(int argc, char **argv)
 			"reaccess_intervals_ms)", argv[optind]);
 		return 2;
 	}
-	if (wsr_parse_node_value(argv[optind + 1], wsr_possible_nodes(), &node, &value, &err)) {
+	if (wsr_parse_node_value(argv[optind + 1], wsr_possible_nodes(&sys), &node, &value, &err)) {
 		err_msg("%s", err.msg);
 		return 2;
 	}
@@ -77,10 +77,10 @@ int cmd_set(int argc, char **argv)
 	if (node < 0)
 		node = opt_node;
 	if (node >= 0 && !(nodes >> node & 1)) {
-		err_msg("node %d has no memory (/sys/devices/system/node/has_memory)", node);
+		err_msg("node %d has no memory (%s/has_memory)", node, sys.node);
 		return 2;
 	}
-	if (wsr_memcg_resolve(memcg, &m, &err) || wsr_pins_open(&p, pin_dir, &err)) {
+	if (wsr_memcg_resolve(&sys, memcg, &m, &err) || wsr_pins_open(&p, pin_dir, &sys, &err)) {
 		err_msg("%s", err.msg);
 		return 1;
 	}
@@ -110,7 +110,7 @@ static struct json_object *knob_json(const struct wsr_config *cfg, enum wsr_knob
 
 int cmd_get(int argc, char **argv)
 {
-	__u64 nodes = wsr_memory_nodes();
+	__u64 nodes = wsr_memory_nodes(&sys);
 	struct json_object *obj = NULL;
 	struct wsr_config cfg;
 	bool first = true, json = false;
@@ -131,7 +131,7 @@ int cmd_get(int argc, char **argv)
 			"reaccess_intervals_ms");
 		return 2;
 	}
-	if (wsr_memcg_resolve(memcg, &m, &err) || wsr_pins_open(&p, pin_dir, &err)) {
+	if (wsr_memcg_resolve(&sys, memcg, &m, &err) || wsr_pins_open(&p, pin_dir, &sys, &err)) {
 		err_msg("%s", err.msg);
 		return 1;
 	}

@@ -20,11 +20,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <bpf/libbpf.h>
 #include "cli.h"
 
 const char *pin_dir = WSR_PIN_DIR;
+const struct wsr_sys sys = WSR_SYS_INIT;
 bool verbose;
 volatile sig_atomic_t exiting;
 
@@ -179,15 +179,6 @@ static void on_signal(int sig)
 	exiting = 1;
 }
 
-__u64 now_ns(void)
-{
-	struct timespec ts;
-
-	/* the clock of bpf_ktime_get_boot_ns(), which reports are stamped with */
-	clock_gettime(CLOCK_BOOTTIME, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
 enum { OPT_PIN_DIR = 1000 };
 
 /* what every command takes, and main() before the command */
@@ -276,9 +267,8 @@ int parse_node_opt(const char *arg, int *node)
 		err_msg("%s", err.msg);
 		return -1;
 	}
-	if (v >= WSR_MAX_NODES || !(wsr_memory_nodes() >> v & 1)) {
-		err_msg("--node %s: no such node with memory "
-			"(/sys/devices/system/node/has_memory)", arg);
+	if (v >= WSR_MAX_NODES || !(wsr_memory_nodes(&sys) >> v & 1)) {
+		err_msg("--node %s: no such node with memory (%s/has_memory)", arg, sys.node);
 		return -1;
 	}
 	*node = (int)v;
@@ -297,6 +287,7 @@ static const struct cmd *find_cmd(const char *name)
 
 int main(int argc, char **argv)
 {
+	char possible[PATH_MAX], has_memory[PATH_MAX];
 	struct wsr_err err;
 	const char *name;
 	__u64 mask;
@@ -336,8 +327,9 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	/* a machine with nodes wsr cannot cover is refused, not half served */
-	if (wsr_node_list(WSR_NODE_SYSFS "/possible", &mask, &err) ||
-	    wsr_node_list(WSR_NODE_SYSFS "/has_memory", &mask, &err)) {
+	snprintf(possible, sizeof(possible), "%s/possible", sys.node);
+	snprintf(has_memory, sizeof(has_memory), "%s/has_memory", sys.node);
+	if (wsr_node_list(possible, &mask, &err) || wsr_node_list(has_memory, &mask, &err)) {
 		err_msg("%s", err.msg);
 		return 1;
 	}

@@ -63,7 +63,7 @@ static int read_all(const struct wsr_pins *p, const struct memcg_list *l, __u64 
 		return 1;
 	}
 	for (i = 0; i < l->nr; i++) {
-		ret = wsr_memcg_resolve(l->paths[i], &m, &err);
+		ret = wsr_memcg_resolve(&sys, l->paths[i], &m, &err);
 		if (!ret) {
 			for (j = 0; j < i && ids[j] != m.id; j++)
 				;
@@ -135,7 +135,7 @@ static int write_atomic(const char *path, const struct wsr_metrics_entry *e, siz
 		ret = -errno;
 		close(fd);
 	} else {
-		ret = wsr_print_metrics(f, e, nr, sysconf(_SC_PAGESIZE), now_ns());
+		ret = wsr_print_metrics(f, e, nr, sysconf(_SC_PAGESIZE), wsr_now_ns());
 		if (!ret && (fflush(f) || fsync(fileno(f))))
 			ret = -errno;
 		if (fclose(f) && !ret)
@@ -201,24 +201,24 @@ int cmd_metrics(int argc, char **argv)
 		goto out;
 	}
 	ret = 1;
-	if (wsr_pins_open(&p, pin_dir, &err)) {
+	if (wsr_pins_open(&p, pin_dir, &sys, &err)) {
 		err_msg("%s", err.msg);
 		goto out;
 	}
 	if (all && (wsr_configured_ids(&p, &ids, &nr_ids, &err) ||
-		    wsr_memcg_paths(WSR_CGROUP_ROOT, ids, nr_ids, &found, &nr_found, &err))) {
+		    wsr_memcg_paths(sys.cgroup, ids, nr_ids, &found, &nr_found, &err))) {
 		err_msg("%s", err.msg);
 		goto close;
 	}
 	for (i = 0; i < nr_found; i++)
 		if (add_path(&l, found[i], true))
 			goto oom_close;
-	if (read_all(&p, &l, wsr_memory_nodes(), refresh, &e, &nr))
+	if (read_all(&p, &l, wsr_memory_nodes(&sys), refresh, &e, &nr))
 		goto close;
 	if (output) {
 		ret = write_atomic(output, e, nr);
 	} else {
-		ret = wsr_print_metrics(stdout, e, nr, sysconf(_SC_PAGESIZE), now_ns());
+		ret = wsr_print_metrics(stdout, e, nr, sysconf(_SC_PAGESIZE), wsr_now_ns());
 		if (ret || fflush(stdout)) {
 			err_msg("cannot write the metrics: %s", strerror(ret ? -ret : errno));
 			ret = 1;

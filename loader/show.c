@@ -63,7 +63,7 @@ static int show(int argc, char **argv, bool reaccess)
 		{ 0 },
 	};
 	struct wsr_report reps[WSR_MAX_NODES] = {};
-	__u64 nodes = wsr_memory_nodes();
+	__u64 nodes = wsr_memory_nodes(&sys);
 	const char *memcg = "/";
 	bool json = false, bars = false, no_refresh = false;
 	struct wsr_memcg m;
@@ -100,7 +100,7 @@ static int show(int argc, char **argv, bool reaccess)
 		err_msg("--json and --bars: one or the other");
 		return 2;
 	}
-	if (wsr_memcg_resolve(memcg, &m, &err) || wsr_pins_open(&p, pin_dir, &err)) {
+	if (wsr_memcg_resolve(&sys, memcg, &m, &err) || wsr_pins_open(&p, pin_dir, &sys, &err)) {
 		err_msg("%s", err.msg);
 		return 1;
 	}

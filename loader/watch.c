@@ -76,7 +76,7 @@ int cmd_watch(int argc, char **argv)
 	}
 	if (!cmd_args(argc, argv, 0, NULL))
 		return 2;
-	if (wsr_memcg_resolve(memcg, &m, &err) || wsr_pins_open(&p, pin_dir, &err)) {
+	if (wsr_memcg_resolve(&sys, memcg, &m, &err) || wsr_pins_open(&p, pin_dir, &sys, &err)) {
 		err_msg("%s", err.msg);
 		return 1;
 	}
