@@ -4,8 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 #include "balance-args.h"
+#include "host.h"
 #include "metrics.h"
-#include "libwsr.h"
 
 #define MIB (1ULL << 20)
 
@@ -69,7 +69,7 @@ static void usage(FILE *f)
 
 static int bad(const char *what, const char *value, const char *rule)
 {
-	fprintf(stderr, "wsr-host balance: %s '%s': %s (try --help)\n", what, value, rule);
+	err_msg("balance: %s '%s': %s (try --help)", what, value, rule);
 	return 2;
 }
 
@@ -83,7 +83,7 @@ static int num(const char *s, const char *what, __u64 min, __u64 max, __u64 mult
 	__u64 n;
 
 	if (wsr_parse_range(s, &n, min, max, what, &err)) {
-		fprintf(stderr, "wsr-host balance: %s (try --help)\n", err.msg);
+		err_msg("balance: %s (try --help)", err.msg);
 		return 2;
 	}
 	*v = n * mult;
@@ -201,12 +201,12 @@ int balance_parse_args(int argc, char **argv, struct balance_cfg *c)
 	if (optind < argc)
 		return bad("argument", argv[optind], "balance takes options only");
 	if (!c->nr_vms) {
-		fprintf(stderr, "wsr-host balance: no --vm NAME=QMP_SOCKET given (try --help)\n");
+		err_msg("balance: no --vm NAME=QMP_SOCKET given (try --help)");
 		return 2;
 	}
 	if (k->kind == POLICY_WORKING_SET &&
 	    k->idle_ms > c->intervals[c->nr_intervals - 1])
-		fprintf(stderr, "wsr-host balance: --idle-ms %llu is beyond the last bin bound: all "
-			"the memory counts as in use\n", (unsigned long long)k->idle_ms);
+		err_msg("balance: warning: --idle-ms %llu is beyond the last bin bound: all the "
+			"memory counts as in use", (unsigned long long)k->idle_ms);
 	return -1;
 }

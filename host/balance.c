@@ -15,10 +15,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "balance-args.h"
 #include <json-c/json.h>
-#include "libwsr.h"
+#include "balance-args.h"
 #include "client.h"
+#include "host.h"
 #include "metrics.h"
 
 /* how long one QMP command may take before the VM counts as gone */
@@ -56,9 +56,10 @@ static double wall_s(void)
 
 static void say(const struct vm *v, const char *fmt, const char *what)
 {
-	fprintf(stderr, "wsr-host: vm=%s ", v->arg->name);
-	fprintf(stderr, fmt, what);
-	fputc('\n', stderr);
+	char line[256];
+
+	snprintf(line, sizeof(line), fmt, what);
+	info_msg("vm=%s %s", v->arg->name, line);
 }
 
 /* a message said once until it changes (a VM that stays away is not news) */
@@ -200,7 +201,7 @@ static void log_decision_json(const struct vm *v, const struct policy_decision *
 		o = NULL;
 	}
 	if (wsr_json_print(stdout, o, "\n"))
-		fprintf(stderr, "wsr-host balance: out of memory\n");
+		err_msg("balance: out of memory");
 }
 
 static void log_decision(const struct vm *v, const struct policy_decision *d, __u64 target)
@@ -331,7 +332,7 @@ static int run(struct metrics_server *ms)
 		if (ms && metrics_timeout_ms(ms) >= 0 && metrics_timeout_ms(ms) < timeout)
 			timeout = metrics_timeout_ms(ms);
 		if (poll(pfd, n, timeout) < 0 && errno != EINTR) {
-			perror("wsr-host: poll");
+			err_msg("poll: %s", strerror(errno));
 			break;
 		}
 		for (i = 0; i < cfg->nr_vms; i++) {
@@ -374,9 +375,8 @@ int cmd_balance(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
-	fprintf(stderr, "wsr-host: balancing %u VM(s), policy %s%s%s\n", c.nr_vms,
-		policy_kind_name(c.k.kind), c.metrics ? ", metrics on http://" : "",
-		c.metrics ? c.metrics : "");
+	info_msg("balancing %u VM(s), policy %s%s%s", c.nr_vms, policy_kind_name(c.k.kind),
+		 c.metrics ? ", metrics on http://" : "", c.metrics ? c.metrics : "");
 	err = run(ms);
 	for (i = 0; i < c.nr_vms; i++)
 		if (vms[i].up)

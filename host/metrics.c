@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <microhttpd.h>
+#include "host.h"
 #include "metrics.h"
-#include "libwsr.h"
 
 /* one sample of @name for VM @v with no other label */
 static void vm_sample(FILE *f, const char *name, const struct metrics_vm *v, double value)
@@ -184,8 +184,7 @@ struct metrics_server *metrics_start(const char *addr, char *(*get)(void *arg), 
 	struct metrics_server *m;
 
 	if (metrics_parse_addr(addr, &sa, &len)) {
-		fprintf(stderr, "wsr-host: --metrics takes IPv4:PORT or [IPv6]:PORT, not '%s'\n",
-			addr);
+		err_msg("--metrics takes IPv4:PORT or [IPv6]:PORT, not '%s'", addr);
 		return NULL;
 	}
 	m = calloc(1, sizeof(*m));
@@ -198,7 +197,7 @@ struct metrics_server *metrics_start(const char *addr, char *(*get)(void *arg), 
 				0, NULL, NULL, handle, m, MHD_OPTION_SOCK_ADDR, &sa,
 				MHD_OPTION_CONNECTION_TIMEOUT, 10U, MHD_OPTION_END);
 	if (!m->d) {
-		fprintf(stderr, "wsr-host: cannot serve metrics on %s (address in use?)\n", addr);
+		err_msg("cannot serve metrics on %s (address in use?)", addr);
 		free(m);
 		return NULL;
 	}

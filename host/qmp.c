@@ -124,6 +124,15 @@ int qmp_stream_next(struct qmp_stream *s, const struct qmp_msg **msg)
 	return 1;
 }
 
+int qmp_msg_text_len(const struct qmp_msg *m)
+{
+	size_t n = m->len;
+
+	while (n && (m->raw[n - 1] == '\n' || m->raw[n - 1] == '\r'))
+		n--;
+	return (int)n;
+}
+
 static int has_key(struct json_object *msg, const char *key)
 {
 	return json_object_object_get_ex(msg, key, NULL);

@@ -99,6 +99,9 @@ int qmp_stats_parse(struct json_object *msg, struct ws_stats *s, __u64 *last_upd
  */
 int qmp_report_header(struct json_object *msg, const char **cause, __u64 *data_age_ms);
 
+/* the bytes of @m's text without its line's end (QEMU's "\r\n") */
+int qmp_msg_text_len(const struct qmp_msg *m);
+
 /*
  * "cause=<cause> data_age_ms=<ms>", then per node "N<node>" and its bins
  * as "<ms> anon=<pages> file=<pages>", the seed's format: the report's

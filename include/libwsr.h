@@ -510,4 +510,35 @@ int wsr_balloon_read_text(const char *dir, const char *name, char *buf, size_t l
 /* the number in @dir/@name; 0 when it cannot be read */
 __u64 wsr_balloon_read_u64(const char *dir, const char *name);
 
+/*
+ * ---- wsr's programs: messages and command tables (lib/cmd.c) ------------
+ * The CLI and wsr-host say things and find their commands alike, as
+ * bpftool does: each command's entry beside its work, one table of them.
+ */
+
+/*
+ * "@prog: ", the message and a newline on @f.  A program names its two
+ * uses, err_msg() and info_msg() (as bpftool's p_err and p_info), so that
+ * an error and news stay apart where they are said.
+ */
+void wsr_msg(FILE *f, const char *prog, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+struct wsr_cmd {
+	const char *name;
+	int (*fn)(int argc, char **argv);	/* argv[0] is the command's name */
+	const char *synopsis;			/* after "PROG NAME" */
+	const char *help;			/* what it does, then its options */
+};
+
+/* the command named @name among the @nr of @cmds, or NULL */
+const struct wsr_cmd *wsr_cmd_find(const struct wsr_cmd *const *cmds, size_t nr,
+				   const char *name);
+
+/* "  @prog NAME SYNOPSIS", a line for each of the @nr commands of @cmds */
+void wsr_cmd_list(FILE *f, const char *prog, const struct wsr_cmd *const *cmds, size_t nr);
+
+/* "usage: @prog NAME SYNOPSIS", an empty line, then the command's help */
+void wsr_cmd_usage(FILE *f, const char *prog, const struct wsr_cmd *c);
+
 #endif /* __LIBWSR_H */

@@ -110,7 +110,7 @@ static int balloon_rewatch(struct balloon_watch *w)
 		balloon_unwatch(w);
 		return -1;
 	}
-	fprintf(stderr, "wsr: serving the balloon device's requests (%s)\n", w->dir);
+	info_msg("serving the balloon device's requests (%s)", w->dir);
 	return 0;
 }
 
@@ -132,7 +132,7 @@ static void log_balloon_config(const char *dir)
 	char ivals[512] = "?";
 
 	wsr_balloon_read_text(dir, "intervals_ms", ivals, sizeof(ivals));
-	fprintf(stderr, "wsr: balloon config: intervals_ms %s refresh_ms %llu report_ms %llu\n",
+	info_msg("balloon config: intervals_ms %s refresh_ms %llu report_ms %llu",
 		ivals, (unsigned long long)wsr_balloon_read_u64(dir, "refresh_ms"),
 		(unsigned long long)wsr_balloon_read_u64(dir, "report_ms"));
 }
@@ -169,7 +169,7 @@ void balloon_serve(struct balloon_watch *w, int timeout_ms)
 	poll(pfd, 2, timeout_ms);
 }
 
-int cmd_balloon(int argc, char **argv)
+static int do_balloon(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "json", no_argument, NULL, 'j' },
@@ -227,3 +227,15 @@ int cmd_balloon(int argc, char **argv)
 	}
 	return 0;
 }
+
+const struct wsr_cmd cmd_balloon = {
+	.name = "balloon",
+	.fn = do_balloon,
+	.synopsis = "[show [--json] | attach | detach]",
+	.help =
+"show (the default): the virtio-balloon device's working-set config (from\n"
+"its driver) and the last report wsr gave it.  attach, detach: attach the\n"
+"programs that report to the balloon (the daemon does at start if the\n"
+"driver is there), or detach them: needed before rmmod virtio_balloon.\n\n"
+JSON_HELP,
+};

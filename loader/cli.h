@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * What the wsr commands share: the global options, the command table's
- * entry, and the option parsing each command runs over its own options
- * (main.c).  The work itself is libwsr's (include/libwsr.h).
+ * What the wsr commands share (cli.c): the global options, the messages,
+ * and the option parsing each command runs over its own options.  Each
+ * command's file exports its table entry, its help beside its work, as
+ * bpftool's do; main.c holds the table.  The work itself is libwsr's
+ * (include/libwsr.h).
  */
 #ifndef __WSR_CLI_H
 #define __WSR_CLI_H
@@ -17,21 +19,46 @@
 
 /* --pin-dir, -v: global options, taken anywhere on the line */
 extern const char *pin_dir;
+extern bool verbose;
 /* the machine's files libwsr reads: the real ones */
 extern const struct wsr_sys sys;
-extern bool verbose;
 /* set by SIGINT and SIGTERM, and by watch once --count reports came */
 extern volatile sig_atomic_t exiting;
+/* the command running, whose usage cmd_getopt() prints (main.c sets it) */
+extern const struct wsr_cmd *cur_cmd;
 
-struct cmd {
-	const char *name;
-	int (*fn)(int argc, char **argv);	/* argv[0] is the command's name */
-	const char *synopsis;			/* after "wsr NAME" */
-	const char *help;			/* what it does, then its options */
-};
+/*
+ * "wsr: " and the message on stderr: errors and warnings, and what the
+ * daemon does.  Apart, as bpftool's p_err and p_info.
+ */
+#define err_msg(...)	wsr_msg(stderr, "wsr", __VA_ARGS__)
+#define info_msg(...)	wsr_msg(stderr, "wsr", __VA_ARGS__)
 
-/* "wsr: " and the message, on stderr */
-void err_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* the options every command takes, after its own in its help */
+#define GLOBAL_HELP \
+"global options, anywhere on the line:\n" \
+"      --pin-dir DIR      bpffs folder of the pins (default /sys/fs/bpf/wsr)\n" \
+"  -v, --verbose          libbpf debug output, with each BPF program's\n" \
+"                         verifier cost (instructions processed)\n" \
+"  -h, --help             this help (wsr COMMAND --help: the command's)\n"
+
+/* the options several commands take, in their help */
+#define MEMCG_HELP \
+"  -m, --memcg PATH       cgroup v2 path of the memcg (default /: the node\n" \
+"                         level, covering every memcg)\n"
+#define NODE_HELP \
+"  -n, --node N           one node only, printed in the seed's node format\n"
+#define JSON_HELP \
+"  -j, --json             JSON output\n"
+
+/* @c's usage and the global options, on @f */
+void cmd_usage(const struct wsr_cmd *c, FILE *f);
+
+/*
+ * The global options before the command (@usage prints wsr's own on -h);
+ * -1 to go on with the command at argv[optind], else the exit status.
+ */
+int global_getopt(int argc, char **argv, void (*usage)(FILE *f));
 
 /*
  * getopt_long() over the running command's options @opts (short ones in
@@ -51,16 +78,14 @@ bool cmd_args(int argc, char **argv, int nr, const char *what);
 /* --node's value: a node with memory; a message and -1 otherwise */
 int parse_node_opt(const char *arg, int *node);
 
-/* the commands (one file per group) */
-int cmd_show(int argc, char **argv);
-int cmd_reaccess(int argc, char **argv);
-int cmd_metrics(int argc, char **argv);
-int cmd_get(int argc, char **argv);
-int cmd_set(int argc, char **argv);
-int cmd_watch(int argc, char **argv);
-int cmd_daemon(int argc, char **argv);
-int cmd_unload(int argc, char **argv);
-int cmd_balloon(int argc, char **argv);
+/* the commands, each in its file */
+extern const struct wsr_cmd cmd_daemon;		/* daemon.c */
+extern const struct wsr_cmd cmd_show, cmd_reaccess;	/* show.c */
+extern const struct wsr_cmd cmd_metrics;	/* metrics.c */
+extern const struct wsr_cmd cmd_set, cmd_get;	/* knobs.c */
+extern const struct wsr_cmd cmd_watch;		/* watch.c */
+extern const struct wsr_cmd cmd_unload;		/* load.c */
+extern const struct wsr_cmd cmd_balloon;	/* balloon.c */
 
 /* load.c: load the estimator's programs and pin them in pin_dir */
 int load_and_pin(__u32 walk_steps);
@@ -78,10 +103,10 @@ struct balloon_watch {
 	int fd[2];		/* requests, configs: poll()able */
 	__u64 seen[2];		/* their values when last looked at */
 };
-/* balloon-show.c: "wsr balloon show [--json]"; -1 when out of memory */
-int print_balloon(const char *dir, const struct wsr_balloon *b, bool json);
 void balloon_serve(struct balloon_watch *w, int timeout_ms);
 void balloon_unwatch(struct balloon_watch *w);
 
+/* balloon-show.c: "wsr balloon show [--json]"; -1 when out of memory */
+int print_balloon(const char *dir, const struct wsr_balloon *b, bool json);
 
 #endif /* __WSR_CLI_H */

@@ -215,7 +215,7 @@ static int daemon_options(int argc, char **argv, __u64 *interval_ms, __u64 *walk
 	return cmd_args(argc, argv, 0, NULL) ? 0 : 2;
 }
 
-int cmd_daemon(int argc, char **argv)
+static int do_daemon(int argc, char **argv)
 {
 	struct balloon_watch bw = { .fd = { -1, -1 } };
 	__u64 interval_ms = 1000, walk_steps = WSR_MAX_WALK_STEPS;
@@ -244,25 +244,25 @@ int cmd_daemon(int argc, char **argv)
 		return 1;
 	}
 	if (wsr_loaded(pin_dir)) {
-		fprintf(stderr, "wsr: adopting the programs pinned in %s\n", pin_dir);
+		info_msg("adopting the programs pinned in %s", pin_dir);
 	} else {
 		if (load_and_pin(walk_steps))
 			return 1;
-		fprintf(stderr, "wsr: loaded and pinned in %s\n", pin_dir);
+		info_msg("loaded and pinned in %s", pin_dir);
 	}
 	pins = wsr_loaded_inode(pin_dir);
 	check_nonleaf_young();
 	balloon_module_appeared(&module);
 	if (balloon_kfuncs() && !wsr_balloon_attached(pin_dir) && !balloon_attach())
-		fprintf(stderr, "wsr: balloon programs attached\n");
+		info_msg("balloon programs attached");
 	while (!exiting) {
 		/*
 		 * Unloaded, or loaded again by another daemon: these are not
 		 * our programs any more, and two daemons would age twice.
 		 */
 		if (wsr_loaded_inode(pin_dir) != pins) {
-			fprintf(stderr, "wsr: the programs in %s were unloaded or replaced: "
-				"exiting\n", pin_dir);
+			info_msg("the programs in %s were unloaded or replaced: exiting",
+				 pin_dir);
 			break;
 		}
 		/*
@@ -271,8 +271,7 @@ int cmd_daemon(int argc, char **argv)
 		 */
 		if (balloon_module_appeared(&module) && balloon_kfuncs() && !wsr_balloon_attached(pin_dir)) {
 			if (!balloon_attach())
-				fprintf(stderr, "wsr: virtio_balloon loaded: balloon programs "
-					"attached\n");
+				info_msg("virtio_balloon loaded: balloon programs attached");
 			else
 				module = 0;	/* try again next time */
 		}
@@ -290,6 +289,32 @@ int cmd_daemon(int argc, char **argv)
 	if (claimed)
 		balloon_claim(0, 0);
 	balloon_unwatch(&bw);
-	fprintf(stderr, "wsr: exiting; the programs stay attached (\"wsr unload\" detaches)\n");
+	info_msg("exiting; the programs stay attached (\"wsr unload\" detaches)");
 	return 0;
 }
+
+const struct wsr_cmd cmd_daemon = {
+	.name = "daemon",
+	.fn = do_daemon,
+	.synopsis = "[--interval-ms MS] [--max-walk-steps N] [--seed-aging]",
+	.help =
+"Load the BPF programs (or adopt pinned ones), answer the balloon device's\n"
+"requests, attach to virtio_balloon when it is loaded; runs in the\n"
+"foreground, logs to stderr, stops on SIGTERM; programs stay attached\n"
+"after it exits.\n\n"
+"      --interval-ms MS   how often to look at the balloon device when it\n"
+"                         sends nothing (1000; 1 to 3600000)\n"
+"      --max-walk-steps N when it loads the programs: steps a report's\n"
+"                         memcg walk may take (one per memcg or level; 1 to\n"
+"                         1048576, the default); a walk cut short makes an\n"
+"                         incomplete report (\"incomplete\":true, a warning)\n"
+"      --seed-aging       age only as the seed does, on reads and balloon\n"
+"                         requests.  Without it the daemon also ages, at\n"
+"                         each --interval-ms (at most every 500 ms) every\n"
+"                         lruvec of 64 pages or more whose memcg (or\n"
+"                         an ancestor) has refresh_ms and whose youngest\n"
+"                         generation is older than that (not below\n"
+"                         memory.min), and every lruvec at the balloon\n"
+"                         device's refresh_ms: histograms stay right at both\n"
+"                         ends (README: \"Aging and idle ages\")\n",
+};

@@ -46,7 +46,7 @@ static int knob_options(int argc, char **argv, const char **memcg, int *node, bo
 	return 0;
 }
 
-int cmd_set(int argc, char **argv)
+static int do_set(int argc, char **argv)
 {
 	__u64 nodes = wsr_memory_nodes(&sys);
 	const char *memcg, *value;
@@ -91,6 +91,17 @@ int cmd_set(int argc, char **argv)
 	return ret == -EINVAL ? 2 : ret ? 1 : 0;
 }
 
+const struct wsr_cmd cmd_set = {
+	.name = "set",
+	.fn = do_set,
+	.synopsis = "[--memcg PATH] [--node N] KNOB VALUE",
+	.help =
+"Set a knob: intervals_ms, report_ms, refresh_ms, reaccess_intervals_ms;\n"
+"VALUE is N<node>=<v> as in the seed's memory.wss.* files, or <v> for\n"
+"--node or for every node; times are ms, 0 to 1000000000000.\n\n"
+MEMCG_HELP NODE_HELP,
+};
+
 /* the knob's text (as get prints it) as a JSON string, or NULL when out of memory */
 static struct json_object *knob_json(const struct wsr_config *cfg, enum wsr_knob knob)
 {
@@ -108,7 +119,7 @@ static struct json_object *knob_json(const struct wsr_config *cfg, enum wsr_knob
 	return o;
 }
 
-int cmd_get(int argc, char **argv)
+static int do_get(int argc, char **argv)
 {
 	__u64 nodes = wsr_memory_nodes(&sys);
 	struct json_object *obj = NULL;
@@ -163,3 +174,12 @@ int cmd_get(int argc, char **argv)
 	wsr_pins_close(&p);
 	return ret ? 1 : 0;
 }
+
+const struct wsr_cmd cmd_get = {
+	.name = "get",
+	.fn = do_get,
+	.synopsis = "[--memcg PATH] [--node N] [--json] KNOB",
+	.help =
+"Print a knob (N0=<v> N1=<v> ..., or <v> with --node).\n\n"
+MEMCG_HELP NODE_HELP JSON_HELP,
+};

@@ -150,7 +150,7 @@ out:
 	return err;
 }
 
-int cmd_unload(int argc, char **argv)
+static int do_unload(int argc, char **argv)
 {
 	/* the global options only */
 	if (cmd_getopt(argc, argv, "", NULL) != -1)
@@ -164,3 +164,11 @@ int cmd_unload(int argc, char **argv)
 	}
 	return 0;
 }
+
+const struct wsr_cmd cmd_unload = {
+	.name = "unload",
+	.fn = do_unload,
+	.synopsis = "",
+	.help =
+"Detach the programs and remove the pins.\n",
+};

@@ -153,7 +153,7 @@ static int write_atomic(const char *path, const struct wsr_metrics_entry *e, siz
 
 enum { OPT_NO_REFRESH = 256 };
 
-int cmd_metrics(int argc, char **argv)
+static int do_metrics(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "memcg", required_argument, NULL, 'm' },
@@ -243,3 +243,28 @@ out:
 	free(l.optional);
 	return ret;
 }
+
+const struct wsr_cmd cmd_metrics = {
+	.name = "metrics",
+	.fn = do_metrics,
+	.synopsis = "[--memcg PATH]... [--all-memcgs] [--no-refresh] [--output FILE]",
+	.help =
+"Print the histograms in Prometheus' text format, once, for node_exporter's\n"
+"textfile collector: the node level (memcg \"/\") and the memcgs asked for,\n"
+"each on every node with memory, read as \"wsr show\" reads them.  Metrics,\n"
+"with the names and labels of \"wsr-host balance --metrics\" (memcg where\n"
+"the host has vm):\n"
+"  wsr_working_set_bytes{memcg,node,type=anon|file,idle_le_ms}  a bin's\n"
+"      pages in bytes; idle_le_ms is its upper bound, \"+Inf\" the catch-all\n"
+"  wsr_working_set_age_seconds{memcg,node}   since its data was collected\n"
+"  wsr_working_set_incomplete{memcg,node}    1: its memcg walk ran out of steps\n"
+"  wsr_reports_total{memcg,node,cause=\"reclaim\"}  reports made on reclaim\n\n"
+"  -m, --memcg PATH       this memcg too (repeatable)\n"
+"  -a, --all-memcgs       every memcg with a configuration (wsr set)\n"
+"      --no-refresh       never age, read the live histograms\n"
+"  -o, --output FILE      write FILE instead of stdout, atomically: a\n"
+"                         temporary file in its folder, renamed over it\n\n"
+"example, every minute from cron (node_exporter\n"
+"--collector.textfile.directory=/var/lib/node_exporter):\n"
+"  wsr metrics --all-memcgs -o /var/lib/node_exporter/wsr.prom\n",
+};
