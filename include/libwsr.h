@@ -279,6 +279,9 @@ struct wsr_pin_name {
 extern const struct wsr_pin_name wsr_pin_names[];
 extern const unsigned int wsr_nr_pin_names;
 
+/* the entry of wsr_pin_names named @name, or NULL */
+const struct wsr_pin_name *wsr_pin_find(const char *name);
+
 /*
  * Remove the pins of wsr_pin_names from @dir: all of them (unload), or
  * (@balloon_progs) the balloon's programs and links alone, which let the

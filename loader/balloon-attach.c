@@ -46,11 +46,12 @@ bool balloon_kfuncs(void)
 	return found;
 }
 
-/* the maps this object makes; the others are the estimator's, reused */
-static bool own_map(const struct balloon_bpf *skel, const struct bpf_map *map)
+/* the maps this object makes (the pin-name table's); the others are the estimator's, reused */
+static bool own_map(const struct bpf_map *map)
 {
-	return map == skel->maps.balloon || map == skel->maps.balloon_claim ||
-	       map == skel->maps.request_scratch;
+	const struct wsr_pin_name *n = wsr_pin_find(bpf_map__name(map));
+
+	return n && n->balloon;
 }
 
 /*
@@ -82,7 +83,7 @@ static struct balloon_bpf *open_balloon_skel(void)
 		/* internal maps (.rodata, .bss) belong to this load only */
 		if (strchr(bpf_map__name(map), '.'))
 			continue;
-		if (own_map(skel, map)) {
+		if (own_map(map)) {
 			/* pinned: reused at load; else made, and pinned by hand */
 			if (!wsr_pinned(pin_dir, bpf_map__name(map)))
 				continue;
@@ -123,13 +124,13 @@ static int pin_own_maps(struct balloon_bpf *skel)
 	char path[PATH_MAX];
 
 	bpf_object__for_each_map(map, skel->obj) {
-		if (!own_map(skel, map) || bpf_map__pin_path(map))
+		if (!own_map(map) || bpf_map__pin_path(map))
 			continue;
 		if (wsr_pinned(pin_dir, bpf_map__name(map)))
 			return 1;
 	}
 	bpf_object__for_each_map(map, skel->obj) {
-		if (!own_map(skel, map) || bpf_map__pin_path(map))
+		if (!own_map(map) || bpf_map__pin_path(map))
 			continue;
 		wsr_pin_path(pin_dir, bpf_map__name(map), path, sizeof(path));
 		if (bpf_map__pin(map, path)) {

@@ -33,6 +33,16 @@ const struct wsr_pin_name wsr_pin_names[] = {
 
 const unsigned int wsr_nr_pin_names = sizeof(wsr_pin_names) / sizeof(wsr_pin_names[0]);
 
+const struct wsr_pin_name *wsr_pin_find(const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < wsr_nr_pin_names; i++)
+		if (!strcmp(wsr_pin_names[i].name, name))
+			return &wsr_pin_names[i];
+	return NULL;
+}
+
 /* the balloon's programs and links: what keeps the virtio_balloon module */
 static bool balloon_prog(const struct wsr_pin_name *n)
 {
