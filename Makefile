@@ -121,8 +121,9 @@ $(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
 	$(Q)$(BPFTOOL) gen skeleton $< >$@
 
 # One rule compiles every C file; a folder adds its own includes and
-# flags.  The generated headers come first (order only: each object's .d
-# names what it includes once it is built).
+# flags, a program its name before its messages (WSR_PROG, libwsr.h).
+# The generated headers come first (order only: each object's .d names
+# what it includes once it is built).
 $(OBJ)/%.o: %.c | $(UAPI_H)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
@@ -130,11 +131,11 @@ $(OBJ)/%.o: %.c | $(UAPI_H)
 
 # the CLI's BPF skeletons (the estimator's in load.c, the balloon's in
 # balloon-attach.c)
-$(OBJ)/loader/%.o: EXTRA_CFLAGS = -I$(BUILD)
+$(OBJ)/loader/%.o: EXTRA_CFLAGS = -I$(BUILD) -DWSR_PROG='"wsr"'
 $(OBJ)/loader/lib/%.o: EXTRA_CFLAGS =
 $(OBJ)/loader/load.o: $(BUILD)/wsr.skel.h
 $(OBJ)/loader/balloon-attach.o: $(BUILD)/balloon.skel.h
-$(OBJ)/host/%.o: EXTRA_CFLAGS = $(MHD_CFLAGS)
+$(OBJ)/host/%.o: EXTRA_CFLAGS = $(MHD_CFLAGS) -DWSR_PROG='"wsr-host"'
 $(OBJ)/tests/balloon/progs/%.o: EXTRA_CFLAGS = -I$(BUILD) -Itests/balloon/progs
 $(OBJ)/tests/balloon/progs/kfunc_probe.o: $(BUILD)/kfunc_probe.skel.h
 # unit tests see the headers of what they test

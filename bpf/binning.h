@@ -19,14 +19,7 @@
 #define __WSR_BINNING_H
 
 #include "wsr.h"
-
-#ifndef __always_inline
-#define __always_inline inline __attribute__((always_inline))
-#endif
-
-#ifndef barrier_var	/* BPF programs get it from bpf_helpers.h */
-#define barrier_var(var) ((void)(var))
-#endif
+#include "pure.h"
 
 #define WSR_NR_GENS	4	/* MAX_NR_GENS of MGLRU */
 #define WSR_NO_BOUND	(~0ULL)

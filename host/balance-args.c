@@ -3,8 +3,8 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
+#include "libwsr.h"
 #include "balance-args.h"
-#include "host.h"
 #include "metrics.h"
 
 #define MIB (1ULL << 20)

@@ -16,9 +16,9 @@
 #include <string.h>
 #include <time.h>
 #include <json-c/json.h>
+#include "libwsr.h"
 #include "balance-args.h"
 #include "client.h"
-#include "host.h"
 #include "metrics.h"
 
 /* how long one QMP command may take before the VM counts as gone */

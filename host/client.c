@@ -10,8 +10,8 @@
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
+#include "libwsr.h"
 #include "client.h"
-#include "host.h"
 
 double now_ms(void)
 {

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <microhttpd.h>
-#include "host.h"
+#include "libwsr.h"
 #include "metrics.h"
 
 /* one sample of @name for VM @v with no other label */

@@ -14,9 +14,9 @@
 #include <string.h>
 #include <unistd.h>
 #include <json-c/json.h>
+#include "libwsr.h"
 #include "balance.h"
 #include "client.h"
-#include "host.h"
 #include "qmp.h"
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))

@@ -519,13 +519,19 @@ __u64 wsr_balloon_read_u64(const char *dir, const char *name);
  * bpftool does: each command's entry beside its work, one table of them.
  */
 
-/*
- * "@prog: ", the message and a newline on @f.  A program names its two
- * uses, err_msg() and info_msg() (as bpftool's p_err and p_info), so that
- * an error and news stay apart where they are said.
- */
+/* "@prog: ", the message and a newline on @f */
 void wsr_msg(FILE *f, const char *prog, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+
+/*
+ * In wsr's programs, which their build names (-DWSR_PROG='"wsr"'): their
+ * messages on stderr, errors and warnings apart from news, as bpftool's
+ * p_err and p_info, so that each says which it is where it is said.
+ */
+#ifdef WSR_PROG
+#define err_msg(...)	wsr_msg(stderr, WSR_PROG, __VA_ARGS__)
+#define info_msg(...)	wsr_msg(stderr, WSR_PROG, __VA_ARGS__)
+#endif
 
 struct wsr_cmd {
 	const char *name;

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * What the wsr commands share (cli.c): the global options, the messages,
- * and the option parsing each command runs over its own options.  Each
+ * What the wsr commands share (cli.c): the global options and the option
+ * parsing each command runs over its own options; their messages are
+ * libwsr's err_msg() and info_msg() (WSR_PROG "wsr").  Each
  * command's file exports its table entry, its help beside its work, as
  * bpftool's do; main.c holds the table.  The work itself is libwsr's
  * (include/libwsr.h).
@@ -26,13 +27,6 @@ extern const struct wsr_sys sys;
 extern volatile sig_atomic_t exiting;
 /* the command running, whose usage cmd_getopt() prints (main.c sets it) */
 extern const struct wsr_cmd *cur_cmd;
-
-/*
- * "wsr: " and the message on stderr: errors and warnings, and what the
- * daemon does.  Apart, as bpftool's p_err and p_info.
- */
-#define err_msg(...)	wsr_msg(stderr, "wsr", __VA_ARGS__)
-#define info_msg(...)	wsr_msg(stderr, "wsr", __VA_ARGS__)
 
 /* the options every command takes, after its own in its help */
 #define GLOBAL_HELP \
