@@ -192,6 +192,12 @@ $(OBJ)/tests/unit/test_cli.o: UNIT_DEFS = -DWSR_BIN='"$(abspath $(GUEST)/wsr)"'
 # the two BPF objects' shape, opened and not loaded (see the test)
 $(BUILD)/unit/test_bpf_objects: $(BUILD)/wsr.bpf.o $(BUILD)/balloon.bpf.o
 $(OBJ)/tests/unit/test_bpf_objects.o: UNIT_DEFS = -DWSR_BPF_DIR='"$(abspath $(BUILD))"'
+# each public header compiled alone, as make compiles
+$(OBJ)/tests/unit/test_headers.o: UNIT_DEFS = -DWSR_CC='"$(CC)"' -DWSR_CFLAGS='"$(CFLAGS)"' \
+	-DWSR_SRC_ROOT='"$(CURDIR)"' -DWSR_UAPI='"$(abspath $(UAPI))"'
+# the balloon kfuncs' arguments against the built kernel's BTF
+$(BUILD)/unit/test_kfunc_layout: $(BUILD)/kernel.path
+$(OBJ)/tests/unit/test_kfunc_layout.o: UNIT_DEFS = -DWSR_KERNEL_PATH='"$(abspath $(BUILD)/kernel.path)"'
 # both exporters' expositions, checked by promtool too
 $(OBJ)/tests/unit/test_metrics.o $(OBJ)/tests/unit/test_host_metrics.o: \
 	UNIT_DEFS = -DWSR_SRC_ROOT='"$(CURDIR)"'

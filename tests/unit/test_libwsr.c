@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Unit tests of the libwsr functions that need no BPF: memcg paths
- * resolved below a fake cgroup tree, node lists read from files, the
- * lru_gen command writer, and the bins check of a read.  Files live under
+ * resolved below a fake cgroup tree, node lists, the balloon device and
+ * swap read from fake sysfs and procfs folders, the lru_gen command
+ * writer, and the bins check of a read.  Files live under
  * a mkdtemp folder, removed at exit.
  */
 #define _GNU_SOURCE
@@ -312,6 +313,87 @@ static const char *same_bins_compares_every_bound(void)
 	return NULL;
 }
 
+/* the folders @name and those above it, under the test folder, into @buf */
+static const char *make_dirs(const char *name, char *buf, size_t len)
+{
+	char *slash;
+
+	if (!at(name, buf, len))
+		return NULL;
+	for (slash = strchr(buf + strlen(base) + 1, '/'); slash; slash = strchr(slash + 1, '/')) {
+		*slash = 0;
+		if (mkdir(buf, 0755) && errno != EEXIST)
+			return NULL;
+		*slash = '/';
+	}
+	return mkdir(buf, 0755) && errno != EEXIST ? NULL : buf;
+}
+
+/*
+ * The balloon device the kfuncs report through is the one whose "active"
+ * reads 1, below the driver's folder the caller gives: not merely the
+ * first one bound
+ */
+static const char *balloon_dir_is_the_active_devices(void)
+{
+	struct wsr_sys sys = {};
+	char drv[PATH_MAX], p[PATH_MAX], dir[PATH_MAX];
+
+	ASSERT_OK_PTR(make_dirs("balloon/virtio1/working_set", p, sizeof(p)), "mkdir");
+	ASSERT_OK_PTR(make_dirs("balloon/virtio2/working_set", p, sizeof(p)), "mkdir");
+	ASSERT_OK_PTR(write_file("balloon/virtio1/working_set/active", "0\n", p, sizeof(p)),
+		      "write %s", p);
+	ASSERT_OK_PTR(write_file("balloon/virtio2/working_set/active", "1\n", p, sizeof(p)),
+		      "write %s", p);
+	ASSERT_OK_PTR(write_file("balloon/virtio2/working_set/refresh_ms", "1500\n", p, sizeof(p)),
+		      "write %s", p);
+	sys.balloon = at("balloon", drv, sizeof(drv));
+	ASSERT_OK(wsr_balloon_dir(&sys, dir, sizeof(dir)), "the active device");
+	ASSERT_STREQ(dir, at("balloon/virtio2/working_set", p, sizeof(p)), "the active device");
+	ASSERT_EQ(wsr_balloon_read_u64(dir, "refresh_ms"), 1500, "its refresh_ms");
+	ASSERT_EQ(wsr_balloon_read_u64(dir, "no-such-file"), 0, "a file it does not have");
+	ASSERT_OK_PTR(write_file("balloon/virtio2/working_set/active", "0\n", p, sizeof(p)),
+		      "write %s", p);
+	ASSERT_ERR(wsr_balloon_dir(&sys, dir, sizeof(dir)), "no active device");
+	return NULL;
+}
+
+/* the node lists of the sysfs folder the caller gives */
+static const char *nodes_are_read_below_the_given_folder(void)
+{
+	struct wsr_sys sys = {};
+	char p[PATH_MAX], dir[PATH_MAX];
+
+	ASSERT_OK_PTR(make_dirs("nodes", dir, sizeof(dir)), "mkdir");
+	ASSERT_OK_PTR(write_file("nodes/possible", "0-2\n", p, sizeof(p)), "write %s", p);
+	ASSERT_OK_PTR(write_file("nodes/has_memory", "0,2\n", p, sizeof(p)), "write %s", p);
+	sys.node = dir;
+	ASSERT_EQ(wsr_possible_nodes(&sys), 3, "possible nodes of 0-2");
+	ASSERT_EQ(wsr_memory_nodes(&sys), 0x5, "the nodes with memory of 0,2");
+	/* lists that do not parse are node 0 alone */
+	ASSERT_OK_PTR(write_file("nodes/has_memory", "0,,2\n", p, sizeof(p)), "write %s", p);
+	ASSERT_EQ(wsr_memory_nodes(&sys), 0x1, "the nodes with memory of 0,,2");
+	return NULL;
+}
+
+/* what a refresh passes on of swap comes from the procfs the caller gives */
+static const char *swap_state_is_read_below_the_given_procfs(void)
+{
+	struct wsr_refresh_args a = {};
+	struct wsr_sys sys = {};
+	char p[PATH_MAX], dir[PATH_MAX];
+
+	ASSERT_OK_PTR(make_dirs("proc/sys/vm", p, sizeof(p)), "mkdir");
+	ASSERT_OK_PTR(write_file("proc/sys/vm/swappiness", "33\n", p, sizeof(p)), "write %s", p);
+	ASSERT_OK_PTR(write_file("proc/meminfo", "MemFree:  100 kB\nSwapFree:  8192 kB\n", p,
+				 sizeof(p)), "write %s", p);
+	sys.proc = at("proc", dir, sizeof(dir));
+	wsr_swap_state(&sys, &a);
+	ASSERT_EQ(a.swappiness, 33, "vm.swappiness");
+	ASSERT_EQ(a.swap_free, 8192 / (sysconf(_SC_PAGESIZE) / 1024), "free swap pages");
+	return NULL;
+}
+
 static const struct unit_test tests[] = {
 	{ "memcg_paths_are_made_canonical", memcg_paths_are_made_canonical },
 	{ "memcg_root_is_slash", memcg_root_is_slash },
@@ -323,6 +405,9 @@ static const struct unit_test tests[] = {
 	{ "age_lines_writes_one_line_per_write", age_lines_writes_one_line_per_write },
 	{ "age_lines_skips_gone_lruvecs_only", age_lines_skips_gone_lruvecs_only },
 	{ "same_bins_compares_every_bound", same_bins_compares_every_bound },
+	{ "balloon_dir_is_the_active_devices", balloon_dir_is_the_active_devices },
+	{ "nodes_are_read_below_the_given_folder", nodes_are_read_below_the_given_folder },
+	{ "swap_state_is_read_below_the_given_procfs", swap_state_is_read_below_the_given_procfs },
 };
 
 UNIT_MAIN(tests)
