@@ -260,16 +260,15 @@ static const struct option options[] = {
 
 static void cmd_usage(const struct wsr_cmd *c, FILE *f)
 {
-	wsr_cmd_usage(f, "wsr-host", c);
-	fputs("\n" OPTIONS_HELP, f);
+	wsr_cmd_usage(f, "wsr-host", c, OPTIONS_HELP);
 }
 
 /*
  * The options after the command (request, show, watch): the one set every
- * command shares, --batch and --timeout-ms for request alone; 0, or the
- * exit status (after --help, 0 too: then *@done).
+ * command shares, --batch and --timeout-ms for request alone; -1 to go
+ * on, else the exit status (0 after --help).
  */
-static int cmd_options(int argc, char **argv, int *done)
+static int cmd_options(int argc, char **argv)
 {
 	int opt;
 
@@ -281,7 +280,6 @@ static int cmd_options(int argc, char **argv, int *done)
 		}
 		if (opt == 'h') {
 			cmd_usage(cur, stdout);
-			*done = 1;
 			return 0;
 		}
 		if (opt == 'q' || opt == 'd') {
@@ -299,7 +297,7 @@ static int cmd_options(int argc, char **argv, int *done)
 		err_msg("%s: unexpected argument '%s'", argv[0], argv[optind]);
 		return 2;
 	}
-	return 0;
+	return -1;
 }
 
 /* "wsr-host COMMAND --help" for the commands whose arguments are not options */
@@ -311,14 +309,25 @@ static bool wants_help(int argc, char **argv)
 	return true;
 }
 
-/* the connection to --qmp's QEMU, once everything given was checked; 0 or the exit status */
+/*
+ * The connection to --qmp's QEMU, once everything given was checked: -1
+ * to go on, else the exit status
+ */
 static int connect_qmp(void)
 {
 	if (!sock) {
 		err_msg("%s needs --qmp SOCKET (try --help)", cur->name);
 		return 2;
 	}
-	return qmp_connect(&q, sock) ? 1 : 0;
+	return qmp_connect(&q, sock) ? 1 : -1;
+}
+
+/* the options after the command, then the connection: -1 to go on, else the exit status */
+static int start(int argc, char **argv)
+{
+	int ret = cmd_options(argc, argv);
+
+	return ret < 0 ? connect_qmp() : ret;
 }
 
 /*
@@ -353,7 +362,7 @@ static int do_config(int argc, char **argv)
 		return 2;
 	}
 	ret = connect_qmp();
-	if (ret)
+	if (ret >= 0)
 		return ret;
 	return qmp_exec_built(&q, qmp_cmd_config(ivals, nr, refresh, report), NULL) ? 1 : 0;
 }
@@ -371,12 +380,9 @@ static const struct wsr_cmd host_config = {
 
 static int do_request(int argc, char **argv)
 {
-	int done = 0, ret = cmd_options(argc, argv, &done);
+	int ret = start(argc, argv);
 
-	if (ret || done)
-		return ret;
-	ret = connect_qmp();
-	if (ret)
+	if (ret >= 0)
 		return ret;
 	if (o.count > 0 || o.waits)
 		return cmd_request_wait(&q, o.count > 0 ? o.count : 1, o.batch ? o.batch : 1,
@@ -408,12 +414,9 @@ static const struct wsr_cmd host_request = {
 static int do_show(int argc, char **argv)
 {
 	const struct qmp_msg *r;
-	int done = 0, ret = cmd_options(argc, argv, &done);
+	int ret = start(argc, argv);
 
-	if (ret || done)
-		return ret;
-	ret = connect_qmp();
-	if (ret)
+	if (ret >= 0)
 		return ret;
 	if (qmp_exec_built(&q, qmp_cmd_qom_get(device, "guest-working-set"), &r))
 		return 1;
@@ -439,13 +442,10 @@ static const struct wsr_cmd host_show = {
 static int do_watch(int argc, char **argv)
 {
 	const struct qmp_msg *e;
-	int done = 0, ret = cmd_options(argc, argv, &done);
+	int ret = start(argc, argv);
 	long count = o.count;
 
-	if (ret || done)
-		return ret;
-	ret = connect_qmp();
-	if (ret)
+	if (ret >= 0)
 		return ret;
 	while (count != 0 && (e = qmp_next(&q, -1))) {
 		if (strcmp(qmp_event_name(e->obj), "WORKING_SET_EVENT"))
@@ -483,7 +483,7 @@ static int do_qmp(int argc, char **argv)
 		return 2;
 	}
 	ret = connect_qmp();
-	if (ret)
+	if (ret >= 0)
 		return ret;
 	if (!strcmp(argv[1], "-"))
 		return qmp_stdin(&q);
@@ -569,11 +569,8 @@ int main(int argc, char **argv)
 	argv += optind;
 	/* "wsr-host help" and "wsr-host help COMMAND" */
 	if (!strcmp(argv[0], "help")) {
-		cur = argc > 1 ? wsr_cmd_find(cmds, ARRAY_SIZE(cmds), argv[1]) : NULL;
-		if (cur)
-			cmd_usage(cur, stdout);
-		else
-			usage(stdout);
+		wsr_cmd_help(stdout, "wsr-host", cmds, ARRAY_SIZE(cmds), argc > 1 ? argv[1] : NULL,
+			     OPTIONS_HELP, usage);
 		return 0;
 	}
 	cur = wsr_cmd_find(cmds, ARRAY_SIZE(cmds), argv[0]);

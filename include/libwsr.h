@@ -547,7 +547,17 @@ const struct wsr_cmd *wsr_cmd_find(const struct wsr_cmd *const *cmds, size_t nr,
 /* "  @prog NAME SYNOPSIS", a line for each of the @nr commands of @cmds */
 void wsr_cmd_list(FILE *f, const char *prog, const struct wsr_cmd *const *cmds, size_t nr);
 
-/* "usage: @prog NAME SYNOPSIS", an empty line, then the command's help */
-void wsr_cmd_usage(FILE *f, const char *prog, const struct wsr_cmd *c);
+/*
+ * "usage: @prog NAME SYNOPSIS", an empty line, the command's help, an
+ * empty line and @options, the options every command takes
+ */
+void wsr_cmd_usage(FILE *f, const char *prog, const struct wsr_cmd *c, const char *options);
+
+/*
+ * "@prog help [@name]": the usage of the command named @name, or @usage's
+ * when there is none such
+ */
+void wsr_cmd_help(FILE *f, const char *prog, const struct wsr_cmd *const *cmds, size_t nr,
+		  const char *name, const char *options, void (*usage)(FILE *f));
 
 #endif /* __LIBWSR_H */

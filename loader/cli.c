@@ -16,8 +16,7 @@ const struct wsr_cmd *cur_cmd;
 
 void cmd_usage(const struct wsr_cmd *c, FILE *f)
 {
-	wsr_cmd_usage(f, "wsr", c);
-	fputs("\n" GLOBAL_HELP, f);
+	wsr_cmd_usage(f, "wsr", c, GLOBAL_HELP);
 }
 
 enum { OPT_PIN_DIR = 1000 };

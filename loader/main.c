@@ -86,11 +86,8 @@ int main(int argc, char **argv)
 	argv += optind;
 	/* "wsr help" and "wsr help COMMAND" */
 	if (!strcmp(name, "help")) {
-		cur_cmd = argc > 1 ? wsr_cmd_find(cmds, ARRAY_SIZE(cmds), argv[1]) : NULL;
-		if (cur_cmd)
-			cmd_usage(cur_cmd, stdout);
-		else
-			usage(stdout);
+		wsr_cmd_help(stdout, "wsr", cmds, ARRAY_SIZE(cmds), argc > 1 ? argv[1] : NULL,
+			     GLOBAL_HELP, usage);
 		return 0;
 	}
 	/* a machine with nodes wsr cannot cover is refused, not half served */

@@ -42,9 +42,20 @@ void wsr_cmd_list(FILE *f, const char *prog, const struct wsr_cmd *const *cmds, 
 	}
 }
 
-void wsr_cmd_usage(FILE *f, const char *prog, const struct wsr_cmd *c)
+void wsr_cmd_usage(FILE *f, const char *prog, const struct wsr_cmd *c, const char *options)
 {
 	fputs("usage: ", f);
 	synopsis(f, prog, c);
-	fprintf(f, "\n%s", c->help);
+	fprintf(f, "\n%s\n%s", c->help, options);
+}
+
+void wsr_cmd_help(FILE *f, const char *prog, const struct wsr_cmd *const *cmds, size_t nr,
+		  const char *name, const char *options, void (*usage)(FILE *f))
+{
+	const struct wsr_cmd *c = name ? wsr_cmd_find(cmds, nr, name) : NULL;
+
+	if (c)
+		wsr_cmd_usage(f, prog, c, options);
+	else
+		usage(f);
 }

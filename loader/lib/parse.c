@@ -208,14 +208,20 @@ bad:
 	return fail(err, "node list '%.*s' is malformed (expected e.g. 0-1,3)", (int)len, s);
 }
 
+/* the index of @name among the @nr of @names, or -1 */
+static int index_of(const char *name, const char *const *names, int nr)
+{
+	int i;
+
+	for (i = 0; i < nr; i++)
+		if (!strcmp(name, names[i]))
+			return i;
+	return -1;
+}
+
 int wsr_knob_by_name(const char *name)
 {
-	int k;
-
-	for (k = 0; k < WSR_NR_KNOBS; k++)
-		if (!strcmp(name, knob_names[k]))
-			return k;
-	return -1;
+	return index_of(name, knob_names, WSR_NR_KNOBS);
 }
 
 int wsr_config_set(struct wsr_config *cfg, enum wsr_knob knob, const char *value,
@@ -335,12 +341,7 @@ const char *wsr_cause_name(__u32 cause)
 
 int wsr_cause_by_name(const char *name)
 {
-	int c;
-
-	for (c = 0; c < WSR_NR_CAUSES; c++)
-		if (!strcmp(name, cause_names[c]))
-			return c;
-	return -1;
+	return index_of(name, cause_names, WSR_NR_CAUSES);
 }
 
 /*

@@ -7,7 +7,6 @@
  * fails here, not in a program that happens to include another first.
  */
 #include <stdio.h>
-#include <sys/wait.h>
 #include "unit.h"
 
 #if !defined(WSR_CC) || !defined(WSR_CFLAGS) || !defined(WSR_SRC_ROOT) || !defined(WSR_UAPI)
@@ -18,20 +17,11 @@
 static int compile_alone(const char *header, char *out, size_t len)
 {
 	char cmd[2048];
-	size_t n;
-	FILE *p;
-	int st;
 
 	snprintf(cmd, sizeof(cmd), "printf '#include \"%s\"\\n' | %s %s -fsyntax-only -x c "
 		 "-I'%s/include' -I'%s' - 2>&1", header, WSR_CC, WSR_CFLAGS, WSR_SRC_ROOT,
 		 WSR_UAPI);
-	p = popen(cmd, "r");
-	if (!p)
-		return -1;
-	n = fread(out, 1, len - 1, p);
-	out[n] = 0;
-	st = pclose(p);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+	return unit_run(cmd, out, len);
 }
 
 static const char *wsr_h_compiles_alone(void)

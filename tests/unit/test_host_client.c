@@ -258,18 +258,9 @@ static const char *device_reaches_qemu_escaped(void)
 static int host_said(const char *args, char *out, size_t len)
 {
 	char cmd[512];
-	size_t n;
-	FILE *p;
-	int st;
 
 	snprintf(cmd, sizeof(cmd), "%s --qmp %s/none %s 2>&1", WSR_HOST_BIN, dir, args);
-	p = popen(cmd, "r");
-	if (!p)
-		return -1;
-	n = fread(out, 1, len - 1, p);
-	out[n] = 0;
-	st = pclose(p);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+	return unit_run(cmd, out, len);
 }
 
 /*

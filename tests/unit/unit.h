@@ -17,6 +17,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/wait.h>
 
 struct unit_test {
 	const char *name;
@@ -97,6 +98,19 @@ static inline const char *unit_int_str(struct unit_int a, char *buf, size_t len)
 	return buf;
 }
 
+/*
+ * The current test fails, if @bad, with the check's name (formatted from
+ * the arguments after @why) and @why, a parenthesized format and its
+ * arguments saying what held instead.
+ */
+#define UNIT_FAIL_IF(bad, why, ...)					\
+	do {								\
+		if (bad) {						\
+			unit_name(__VA_ARGS__);				\
+			return unit_fail why;				\
+		}							\
+	} while (0)
+
 /* fail unless @actual @op @expected; @not_op says what held instead */
 #define UNIT_ASSERT_CMP(actual, expected, op, not_op, ...)		\
 	do {								\
@@ -104,12 +118,10 @@ static inline const char *unit_int_str(struct unit_int a, char *buf, size_t len)
 		UNIT_INT(___e, expected);				\
 		char ___sa[24], ___se[24];				\
 									\
-		if (!(unit_cmp(___a, ___e) op 0)) {			\
-			unit_name(__VA_ARGS__);				\
-			return unit_fail("actual %s %s expected %s",	\
-					 unit_int_str(___a, ___sa, sizeof(___sa)), \
-					 not_op, unit_int_str(___e, ___se, sizeof(___se))); \
-		}							\
+		UNIT_FAIL_IF(!(unit_cmp(___a, ___e) op 0),		\
+			     ("actual %s %s expected %s",		\
+			      unit_int_str(___a, ___sa, sizeof(___sa)), not_op, \
+			      unit_int_str(___e, ___se, sizeof(___se))), __VA_ARGS__); \
 	} while (0)
 
 /* ASSERT_EQ(actual, expected, name...): integers of any type and sign */
@@ -121,109 +133,52 @@ static inline const char *unit_int_str(struct unit_int a, char *buf, size_t len)
 #define ASSERT_GE(a, e, ...)	UNIT_ASSERT_CMP(a, e, >=, "<", __VA_ARGS__)
 
 /* a function's result: 0 (ASSERT_OK), or below 0 (ASSERT_ERR) */
-#define ASSERT_OK(res, ...)						\
+#define UNIT_ASSERT_RES(res, bad, why, ...)				\
 	do {								\
 		UNIT_INT(___r, res);					\
 		char ___s[24];						\
 									\
-		if (___r.v) {						\
-			unit_name(__VA_ARGS__);				\
-			return unit_fail("unexpected error %s",		\
-					 unit_int_str(___r, ___s, sizeof(___s))); \
-		}							\
+		UNIT_FAIL_IF(bad, (why " %s", unit_int_str(___r, ___s, sizeof(___s))), \
+			     __VA_ARGS__);				\
 	} while (0)
-
-#define ASSERT_ERR(res, ...)						\
-	do {								\
-		UNIT_INT(___r, res);					\
-		char ___s[24];						\
-									\
-		if (!___r.neg) {					\
-			unit_name(__VA_ARGS__);				\
-			return unit_fail("unexpected success (%s)",	\
-					 unit_int_str(___r, ___s, sizeof(___s))); \
-		}							\
-	} while (0)
+#define ASSERT_OK(res, ...)	UNIT_ASSERT_RES(res, ___r.v, "unexpected error", __VA_ARGS__)
+#define ASSERT_ERR(res, ...)	UNIT_ASSERT_RES(res, !___r.neg, "unexpected success", __VA_ARGS__)
 
 /* a condition that has no two values to show */
-#define ASSERT_TRUE(cond, ...)						\
-	do {								\
-		if (!(cond)) {						\
-			unit_name(__VA_ARGS__);				\
-			return unit_fail("unexpected false (%s)", #cond); \
-		}							\
-	} while (0)
-
-#define ASSERT_FALSE(cond, ...)						\
-	do {								\
-		if (cond) {						\
-			unit_name(__VA_ARGS__);				\
-			return unit_fail("unexpected true (%s)", #cond); \
-		}							\
-	} while (0)
+#define ASSERT_TRUE(cond, ...)	UNIT_FAIL_IF(!(cond), ("unexpected false (%s)", #cond), __VA_ARGS__)
+#define ASSERT_FALSE(cond, ...)	UNIT_FAIL_IF(cond, ("unexpected true (%s)", #cond), __VA_ARGS__)
 
 /* pointers: NULL, or not */
 #define ASSERT_NULL(ptr, ...)						\
 	do {								\
 		const void *___p = (ptr);				\
 									\
-		if (___p) {						\
-			unit_name(__VA_ARGS__);				\
-			return unit_fail("unexpected pointer %p", ___p); \
-		}							\
+		UNIT_FAIL_IF(___p, ("unexpected pointer %p", ___p), __VA_ARGS__); \
 	} while (0)
-
-#define ASSERT_OK_PTR(ptr, ...)						\
-	do {								\
-		if (!(ptr)) {						\
-			unit_name(__VA_ARGS__);				\
-			return unit_fail("unexpected NULL (%s)", #ptr);	\
-		}							\
-	} while (0)
+#define ASSERT_OK_PTR(ptr, ...)	UNIT_FAIL_IF(!(ptr), ("unexpected NULL (%s)", #ptr), __VA_ARGS__)
 
 /* strings, NULL for none */
 #define UNIT_STR(s)	((s) ? (s) : "(null)")
 
+/* @str (evaluated once) and @s2 (a string), failing if @bad, saying @why */
+#define UNIT_ASSERT_STR(str, s2, bad, why, ...)				\
+	do {								\
+		const char *___s = (str), *___s2 = (s2);		\
+									\
+		UNIT_FAIL_IF(bad, (why, UNIT_STR(___s), UNIT_STR(___s2)), __VA_ARGS__); \
+	} while (0)
 #define ASSERT_STREQ(actual, expected, ...)				\
-	do {								\
-		const char *___a = (actual), *___e = (expected);	\
-									\
-		if (!___a || !___e || strcmp(___a, ___e)) {		\
-			unit_name(__VA_ARGS__);				\
-			return unit_fail("actual '%s' != expected '%s'", UNIT_STR(___a), \
-					 UNIT_STR(___e));		\
-		}							\
-	} while (0)
-
+	UNIT_ASSERT_STR(actual, expected, !___s || !___s2 || strcmp(___s, ___s2),	\
+			"actual '%s' != expected '%s'", __VA_ARGS__)
 #define ASSERT_HAS_SUBSTR(str, substr, ...)				\
-	do {								\
-		const char *___s = (str), *___sub = (substr);		\
-									\
-		if (!___s || !strstr(___s, ___sub)) {			\
-			unit_name(__VA_ARGS__);				\
-			return unit_fail("'%s' does not contain '%s'", UNIT_STR(___s), ___sub); \
-		}							\
-	} while (0)
-
-#define ASSERT_STRPREFIX(str, prefix, ...)				\
-	do {								\
-		const char *___s = (str), *___pre = (prefix);		\
-									\
-		if (!___s || strncmp(___s, ___pre, strlen(___pre))) {	\
-			unit_name(__VA_ARGS__);				\
-			return unit_fail("'%s' does not begin with '%s'", UNIT_STR(___s), ___pre); \
-		}							\
-	} while (0)
-
+	UNIT_ASSERT_STR(str, substr, !___s || !strstr(___s, ___s2),	\
+			"'%s' does not contain '%s'", __VA_ARGS__)
 #define ASSERT_NO_SUBSTR(str, substr, ...)				\
-	do {								\
-		const char *___s = (str), *___sub = (substr);		\
-									\
-		if (___s && strstr(___s, ___sub)) {			\
-			unit_name(__VA_ARGS__);				\
-			return unit_fail("'%s' contains '%s'", ___s, ___sub); \
-		}							\
-	} while (0)
+	UNIT_ASSERT_STR(str, substr, ___s && strstr(___s, ___s2), "'%s' contains '%s'", \
+			__VA_ARGS__)
+#define ASSERT_STRPREFIX(str, prefix, ...)				\
+	UNIT_ASSERT_STR(str, prefix, !___s || strncmp(___s, ___s2, strlen(___s2)), \
+			"'%s' does not begin with '%s'", __VA_ARGS__)
 
 /* @len bytes: the first that differs, by offset and both values */
 #define ASSERT_MEMEQ(actual, expected, len, ...)			\
@@ -234,12 +189,27 @@ static inline const char *unit_int_str(struct unit_int a, char *buf, size_t len)
 									\
 		for (___i = 0; ___i < ___n && ___a[___i] == ___e[___i]; ___i++) \
 			;						\
-		if (___i < ___n) {					\
-			unit_name(__VA_ARGS__);				\
-			return unit_fail("byte %zu of %zu: actual %#04x != expected %#04x", \
-					 ___i, ___n, ___a[___i], ___e[___i]); \
-		}							\
+		UNIT_FAIL_IF(___i < ___n, ("byte %zu of %zu: actual %#04x != expected %#04x", \
+					   ___i, ___n, ___a[___i], ___e[___i]), __VA_ARGS__); \
 	} while (0)
+
+/*
+ * @cmd run by the shell: its exit status (-1 if it did not exit), and its
+ * output (what it sends to stdout; 2>&1 in @cmd for stderr too) in @out
+ */
+static inline int unit_run(const char *cmd, char *out, size_t len)
+{
+	FILE *p = popen(cmd, "r");
+	size_t n;
+	int st;
+
+	if (!p)
+		return -1;
+	n = fread(out, 1, len - 1, p);
+	out[n] = 0;
+	st = pclose(p);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
 
 #define UNIT_MAIN(tests)						\
 	int main(void)							\
