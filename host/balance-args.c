@@ -184,7 +184,8 @@ int balance_parse_args(int argc, char **argv, struct balance_cfg *c)
 		case O_AGE: e = num(optarg, "--max-age-ms", 1, week, 1, &k->max_age_ms); break;
 		case O_PCT: e = num(optarg, "--available-pct", 0, 100, 1, &k->available_pct); break;
 		case O_IVALS:
-			if (wsr_parse_intervals(optarg, week, c->intervals, &c->nr_intervals, &werr))
+			if (wsr_parse_intervals(optarg, week, c->intervals, &c->nr_intervals,
+						&werr))
 				e = bad("--intervals", optarg, werr.msg);
 			break;
 		case O_REFRESH: e = num(optarg, "--refresh-ms", 0, week, 1, &c->refresh_ms); break;

@@ -46,9 +46,10 @@ struct wsr_sys {
 	const char *balloon;	/* the virtio_balloon driver's sysfs folder */
 };
 
-#define WSR_SYS_INIT { .cgroup = WSR_CGROUP_ROOT, .node = WSR_NODE_SYSFS,		\
-		       .lru_gen = WSR_LRU_GEN_DEBUGFS, .proc = WSR_PROCFS,	\
-		       .balloon = WSR_BALLOON_SYSFS }
+#define WSR_SYS_INIT							\
+	{ .cgroup = WSR_CGROUP_ROOT, .node = WSR_NODE_SYSFS,		\
+	  .lru_gen = WSR_LRU_GEN_DEBUGFS, .proc = WSR_PROCFS,		\
+	  .balloon = WSR_BALLOON_SYSFS }
 
 /*
  * A message for the user when a parser (or libwsr) refuses: room for a
@@ -237,6 +238,7 @@ int wsr_check_pin_dir(const char *path, struct wsr_err *err);
  * detach pin and unpin.  tests/unit/test_bpf_objects.c checks its maps
  * against the objects' (bpf/reclaim_reports.bpf.h's WATCH_RING()s too).
  */
+/* the maps user space opens: the estimator's, then the balloon's */
 #define WSR_PIN_CONFIG		"config"
 #define WSR_PIN_REPORTS		"reports"
 #define WSR_PIN_LIVE		"live"

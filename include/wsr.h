@@ -108,8 +108,10 @@ struct wsr_hist {
  */
 enum wsr_report_cause {
 	WSR_CAUSE_NONE = 0,	/* no report yet */
-	WSR_CAUSE_REQUEST = VIRTIO_BALLOON_WS_CAUSE_REQUEST,	/* the balloon device asked */
-	WSR_CAUSE_RECLAIM = VIRTIO_BALLOON_WS_CAUSE_RECLAIM,	/* aging during kswapd or direct reclaim */
+	/* the balloon device asked */
+	WSR_CAUSE_REQUEST = VIRTIO_BALLOON_WS_CAUSE_REQUEST,
+	/* aging during kswapd or direct reclaim */
+	WSR_CAUSE_RECLAIM = VIRTIO_BALLOON_WS_CAUSE_RECLAIM,
 	WSR_CAUSE_READ,		/* a reader asked (on-demand) */
 	WSR_NR_CAUSES,
 };

@@ -54,7 +54,8 @@ static int device_json(struct json_object *o, const char *dir, char *ivals)
 	__u32 i;
 
 	err = add_intervals(cfg, ivals) |
-	      wsr_json_add(cfg, "refresh_ms", wsr_json_u64(wsr_balloon_read_u64(dir, "refresh_ms"))) |
+	      wsr_json_add(cfg, "refresh_ms",
+			   wsr_json_u64(wsr_balloon_read_u64(dir, "refresh_ms"))) |
 	      wsr_json_add(cfg, "report_ms", wsr_json_u64(wsr_balloon_read_u64(dir, "report_ms")));
 	for (i = 0; i < ARRAY_SIZE(counters); i++)
 		err |= wsr_json_add(drv, counters[i],

@@ -42,7 +42,8 @@ int balloon_claim(__u64 request, __u64 until_ns)
  */
 static int balloon_answer(const char *dir, __u64 requests)
 {
-	struct wsr_refresh_args args = { .nodes = wsr_memory_nodes(&sys), .merge = WSR_REFRESH_ALL };
+	struct wsr_refresh_args args = { .nodes = wsr_memory_nodes(&sys),
+					 .merge = WSR_REFRESH_ALL };
 	__u64 ms = wsr_balloon_read_u64(dir, "refresh_ms");
 	unsigned int answered = 0, n;
 	struct wsr_memcg root;

@@ -83,7 +83,8 @@ static void age_in_background(void)
 		v[i].a.nodes |= 1ULL << at.node;
 	}
 	close(fd);
-	if (!wsr_balloon_dir(&sys, dir, sizeof(dir)) && (ms = wsr_balloon_read_u64(dir, "refresh_ms"))) {
+	if (!wsr_balloon_dir(&sys, dir, sizeof(dir)) &&
+	    (ms = wsr_balloon_read_u64(dir, "refresh_ms"))) {
 		grown = realloc(v, (nr + 1) * sizeof(*v));
 		if (grown) {
 			v = grown;
@@ -269,7 +270,8 @@ static int do_daemon(int argc, char **argv)
 		 * virtio_balloon loaded after we started: attach to it.  Only
 		 * then: "wsr balloon detach" must stay detached for an rmmod.
 		 */
-		if (balloon_module_appeared(&module) && balloon_kfuncs() && !wsr_balloon_attached(pin_dir)) {
+		if (balloon_module_appeared(&module) && balloon_kfuncs() &&
+		    !wsr_balloon_attached(pin_dir)) {
 			if (!balloon_attach())
 				info_msg("virtio_balloon loaded: balloon programs attached");
 			else

@@ -49,8 +49,8 @@ int wsr_balloon_dir(const struct wsr_sys *sys, char *dir, size_t len)
 	snprintf(pattern, sizeof(pattern), "%s/virtio*/working_set", sys->balloon);
 	if (glob(pattern, 0, NULL, &g) == 0) {
 		for (i = 0; i < g.gl_pathc && err; i++) {
-			if (wsr_balloon_read_text(g.gl_pathv[i], "active", active, sizeof(active)) ||
-			    strcmp(active, "1"))
+			if (wsr_balloon_read_text(g.gl_pathv[i], "active", active,
+						  sizeof(active)) || strcmp(active, "1"))
 				continue;
 			snprintf(dir, len, "%s", g.gl_pathv[i]);
 			err = 0;

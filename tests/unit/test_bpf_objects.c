@@ -101,7 +101,8 @@ static const char *balloon_object_holds_the_balloon(void)
 	extern_func("balloon.bpf.o", func, sizeof(func));
 	bpf_object__for_each_program(prog, obj) {
 		ASSERT_TRUE(in(bpf_program__name(prog), balloon_progs, 3),
-			    "balloon.bpf.o's program %s, a balloon program", bpf_program__name(prog));
+			    "balloon.bpf.o's program %s, a balloon program",
+			    bpf_program__name(prog));
 		nr++;
 	}
 	bpf_object__close(obj);

@@ -92,7 +92,8 @@ static const char *options_need_their_values(void)
 	int st = wsr("set report_ms 5 --memcg");
 
 	ASSERT_EQ(st, 2, "wsr set report_ms 5 --memcg's exit status");
-	ASSERT_HAS_SUBSTR(err, "option --memcg needs a value", "wsr set report_ms 5 --memcg's stderr");
+	ASSERT_HAS_SUBSTR(err, "option --memcg needs a value",
+			  "wsr set report_ms 5 --memcg's stderr");
 	st = wsr("watch -c");
 	ASSERT_EQ(st, 2, "wsr watch -c's exit status");
 	ASSERT_HAS_SUBSTR(err, "option -c needs a value", "wsr watch -c's stderr");

@@ -20,7 +20,8 @@ static const __u64 bounds[] = { 1000, 5000, 10000, 60000, CATCH_ALL };
  */
 static struct ws_report report(int reclaim, const unsigned int mib[5])
 {
-	struct ws_report r = { .cause = reclaim ? WSR_CAUSE_RECLAIM : WSR_CAUSE_REQUEST, .data_age_ms = 500, .nr_nodes = 2 };
+	struct ws_report r = { .cause = reclaim ? WSR_CAUSE_RECLAIM : WSR_CAUSE_REQUEST,
+			       .data_age_ms = 500, .nr_nodes = 2 };
 	__u32 n, b;
 
 	for (n = 0; n < 2; n++) {

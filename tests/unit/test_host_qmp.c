@@ -192,8 +192,8 @@ static const char *strings_in_commands_are_escaped(void)
 		ASSERT_NO_SUBSTR(text, "\x01", "command %u", i);
 		cmd = json_tokener_parse(text);
 		ASSERT_OK_PTR(cmd, "%s parsed", text);
-		ASSERT_TRUE(json_object_object_get_ex(cmd, "arguments", &args), "the arguments of %s",
-			    text);
+		ASSERT_TRUE(json_object_object_get_ex(cmd, "arguments", &args),
+			    "the arguments of %s", text);
 		ASSERT_TRUE(json_object_object_get_ex(args, "path", &v), "the path of %s", text);
 		ASSERT_STREQ(json_object_get_string(v), paths[i], "the path of %s", text);
 		ASSERT_STREQ(json_object_get_string(json_object_object_get(cmd, "execute")),
@@ -276,8 +276,9 @@ static const char *balance_reads_report_and_stats(void)
 	ASSERT_EQ(r.nodes[1].bins[0].anon, 40960, "node 1's bin 0's anon bytes");
 	ASSERT_EQ(r.nodes[0].bins[0].file, 20479, "node 0's bin 0's file bytes");
 	ASSERT_EQ(r.nodes[0].bins[1].idle_le_ms, 9223372036854775807ULL, "node 0's bin 1's bound");
-	ASSERT_ERR(qmp_report_parse(one("{\"return\": {\"cause\": \"request\", \"nodes\": []}}\r\n")->obj,
-				    &r), "a report without data-age-ms");
+	ASSERT_ERR(qmp_report_parse(one("{\"return\": {\"cause\": \"request\", "
+					"\"nodes\": []}}\r\n")->obj, &r),
+		   "a report without data-age-ms");
 	/* beyond what struct ws_report holds: refused, not written past its end */
 	{
 		char big[4096] = "{\"return\": {\"cause\": \"request\", \"data-age-ms\": 1, "
@@ -295,8 +296,8 @@ static const char *balance_reads_report_and_stats(void)
 					"\"nodes\": [{\"node-id\": 16, \"bins\": []}]}}\r\n")->obj,
 				    &r), "node id 16");
 	ASSERT_OK(qmp_stats_parse(one("{\"return\": {\"stats\": {\"stat-free-memory\": 4096, "
-				      "\"stat-available-memory\": -1}, \"last-update\": 17}}\r\n")->obj,
-				  &st, &upd), "the stats");
+				      "\"stat-available-memory\": -1}, "
+				      "\"last-update\": 17}}\r\n")->obj, &st, &upd), "the stats");
 	ASSERT_EQ(st.free, 4096, "stat-free-memory");
 	ASSERT_EQ(st.available, -1, "stat-available-memory");
 	ASSERT_EQ(upd, 17, "last-update");

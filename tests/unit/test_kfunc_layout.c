@@ -59,8 +59,8 @@ static const char *driver_btf(void)
 	snprintf(path, sizeof(path), "%s/vmlinux", dir);
 	vmlinux = btf__parse(path, NULL);
 	ASSERT_OK_PTR(vmlinux, "the BTF of %s", path);
-	snprintf(path, sizeof(path), "%s/modules/lib/modules/*/kernel/drivers/virtio/virtio_balloon.ko",
-		 dir);
+	snprintf(path, sizeof(path), "%s/modules/lib/modules/*/kernel/drivers/virtio/%s", dir,
+		 "virtio_balloon.ko");
 	if (glob(path, 0, NULL, &g) || !g.gl_pathc) {
 		/* built in */
 		globfree(&g);

@@ -92,7 +92,8 @@ static const char *memcg_paths_are_made_canonical(void)
 	ASSERT_OK_PTR(root, "the fake tree: %s", strerror(errno));
 	snprintf(full, sizeof(full), "%s/job/web", root);
 	for (i = 0; i < sizeof(forms) / sizeof(forms[0]); i++) {
-		ASSERT_OK(wsr_memcg_lookup(root, forms[i], &m, &err), "'%s': %s", forms[i], err.msg);
+		ASSERT_OK(wsr_memcg_lookup(root, forms[i], &m, &err), "'%s': %s", forms[i],
+			  err.msg);
 		ASSERT_STREQ(m.rel, "/job/web", "the path below the root of '%s'", forms[i]);
 		ASSERT_STREQ(m.abs, full, "the folder of '%s'", forms[i]);
 		ASSERT_EQ(m.id, inode_of(root, "/job/web"), "the id (its inode) of '%s'", forms[i]);
