@@ -15,8 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <json-c/json.h>
+#include "libwsr.h"
 #include "balance-args.h"
-#include "json.h"
 #include "client.h"
 #include "metrics.h"
 
@@ -38,7 +39,7 @@ struct vm {
 	__u64 stats_update;
 	double stats_ms;
 	struct policy_state st;
-	unsigned long long reports[2], decisions;
+	unsigned long long reports[WSR_NR_CAUSES], decisions;
 };
 
 static const struct balance_cfg *cfg;
@@ -55,9 +56,10 @@ static double wall_s(void)
 
 static void say(const struct vm *v, const char *fmt, const char *what)
 {
-	fprintf(stderr, "wsr-host: vm=%s ", v->arg->name);
-	fprintf(stderr, fmt, what);
-	fputc('\n', stderr);
+	char line[256];
+
+	snprintf(line, sizeof(line), fmt, what);
+	info_msg("vm=%s %s", v->arg->name, line);
 }
 
 /* a message said once until it changes (a VM that stays away is not news) */
@@ -93,7 +95,7 @@ static void on_event(void *arg, const struct qmp_msg *m)
 		}
 		v->have_report = v->new_report = v->pending = 1;
 		v->report_ms = now_ms();
-		v->reports[v->report.reclaim]++;
+		v->reports[v->report.cause]++;
 	} else if (!strcmp(name, "BALLOON_CHANGE") &&
 		   json_object_object_get_ex(m->obj, "data", &data) &&
 		   json_object_object_get_ex(data, "actual", &actual) &&
@@ -199,12 +201,12 @@ static void log_decision_json(const struct vm *v, const struct policy_decision *
 		o = NULL;
 	}
 	if (wsr_json_print(stdout, o, "\n"))
-		fprintf(stderr, "wsr-host balance: out of memory\n");
+		err_msg("balance: out of memory");
 }
 
 static void log_decision(const struct vm *v, const struct policy_decision *d, __u64 target)
 {
-	const char *cause = v->have_report ? (v->report.reclaim ? "reclaim" : "request") : "none";
+	const char *cause = wsr_cause_name(v->have_report ? v->report.cause : WSR_CAUSE_NONE);
 	const char *action = d->action == POLICY_SET ? "set" : "keep";
 	unsigned long long age = v->have_report ? v->report.data_age_ms : 0;
 
@@ -275,8 +277,9 @@ static char *scrape(void *arg)
 			.report = v->have_report ? &v->report : NULL,
 			.report_age_s = (now - v->report_ms) / 1e3,
 			.ram = v->ram, .actual = v->actual, .target = v->target,
-			.reports = { v->reports[0], v->reports[1] }, .decisions = v->decisions,
+			.decisions = v->decisions,
 		};
+		memcpy(m[i].reports, v->reports, sizeof(m[i].reports));
 	}
 	text = metrics_text(m, cfg->nr_vms);
 	free(m);
@@ -329,7 +332,7 @@ static int run(struct metrics_server *ms)
 		if (ms && metrics_timeout_ms(ms) >= 0 && metrics_timeout_ms(ms) < timeout)
 			timeout = metrics_timeout_ms(ms);
 		if (poll(pfd, n, timeout) < 0 && errno != EINTR) {
-			perror("wsr-host: poll");
+			err_msg("poll: %s", strerror(errno));
 			break;
 		}
 		for (i = 0; i < cfg->nr_vms; i++) {
@@ -372,9 +375,8 @@ int cmd_balance(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
-	fprintf(stderr, "wsr-host: balancing %u VM(s), policy %s%s%s\n", c.nr_vms,
-		policy_kind_name(c.k.kind), c.metrics ? ", metrics on http://" : "",
-		c.metrics ? c.metrics : "");
+	info_msg("balancing %u VM(s), policy %s%s%s", c.nr_vms, policy_kind_name(c.k.kind),
+		 c.metrics ? ", metrics on http://" : "", c.metrics ? c.metrics : "");
 	err = run(ms);
 	for (i = 0; i < c.nr_vms; i++)
 		if (vms[i].up)

@@ -213,16 +213,16 @@ static const char *test_two_vms_one_closes(void)
 	int i;
 
 	strcpy(dir, "/tmp/wsr-balance-test.XXXXXX");
-	CHECK(mkdtemp(dir), "mkdtemp: %s", strerror(errno));
+	ASSERT_OK_PTR(mkdtemp(dir), "mkdtemp: %s", strerror(errno));
 	for (i = 0; i < 2; i++) {
 		memset(&vm[i], 0, sizeof(vm[i]));
 		snprintf(vm[i].path, sizeof(vm[i].path), "%s/%c.qmp", dir, 'a' + i);
 		vm[i].fd = -1;
 		vm[i].actual = RAM;
-		CHECK(!listen_on(&vm[i]), "listen: %s", strerror(errno));
+		ASSERT_OK(listen_on(&vm[i]), "listen: %s", strerror(errno));
 	}
 	pid = start_balance();
-	CHECK(pid > 0, "fork");
+	ASSERT_GT(pid, 0, "fork");
 	err = two_vms_one_closes(pid);
 	if (err)
 		kill(pid, SIGKILL);
@@ -247,12 +247,12 @@ static const char *two_vms_one_closes(pid_t pid)
 	int st;
 
 	serve(3000);
-	CHECK(vm[0].balloons && vm[1].balloons, "no target set in 3 s: a %u, b %u",
-	      vm[0].balloons, vm[1].balloons);
-	CHECK(vm[0].actual < RAM && vm[0].actual >= 128 * MIB, "a at %llu MiB",
-	      vm[0].actual / MIB);
-	CHECK(file_has("out", "decision time=") && file_has("out", "vm=b policy=working-set action=set"),
-	      "no decision lines");
+	ASSERT_GT(vm[0].balloons, 0, "a's targets set in 3 s");
+	ASSERT_GT(vm[1].balloons, 0, "b's targets set in 3 s");
+	ASSERT_LT(vm[0].actual, RAM, "a's size");
+	ASSERT_GE(vm[0].actual, 128 * MIB, "a's size");
+	ASSERT_TRUE(file_has("out", "decision time="), "a decision line");
+	ASSERT_TRUE(file_has("out", "vm=b policy=working-set action=set"), "b's decision line");
 
 	/* b's QEMU goes away: its socket closes and nobody listens */
 	close(vm[1].fd);
@@ -262,28 +262,29 @@ static const char *two_vms_one_closes(pid_t pid)
 	vm[1].lfd = -1;
 	cmds = vm[0].cmds;
 	serve(1500);
-	CHECK(vm[0].cmds > cmds + 2, "a not served after b closed: %u commands", vm[0].cmds - cmds);
-	CHECK(file_has("err", "vm=b QMP connection lost"), "b's loss not logged");
-	CHECK(kill(pid, 0) == 0, "balance exited");
+	ASSERT_GT(vm[0].cmds, cmds + 2, "a's commands after b closed");
+	ASSERT_TRUE(file_has("err", "vm=b QMP connection lost"), "b's loss logged");
+	ASSERT_OK(kill(pid, 0), "balance still running");
 
 	/* b is back: reconnected within --reconnect-ms */
-	CHECK(!listen_on(&vm[1]), "listen again");
+	ASSERT_OK(listen_on(&vm[1]), "listen again: %s", strerror(errno));
 	i = vm[1].accepts;
 	serve(1500);
-	CHECK(vm[1].accepts > i && vm[1].fd >= 0, "b not reconnected");
+	ASSERT_GT(vm[1].accepts, i, "b's connections");
+	ASSERT_GE(vm[1].fd, 0, "b's connection");
 
 	/* a reclaim report on a: deflated at once, not at the next tick */
 	vm[0].last_balloon = 0;
 	report(&vm[0], "reclaim", vm[0].actual, 0);
 	serve(150);
-	CHECK(vm[0].last_balloon > 0, "no target within 150 ms of a reclaim report");
-	CHECK(file_has("out", "vm=a policy=working-set action=set reason=deflate-reclaim"),
-	      "no deflate-reclaim decision logged");
+	ASSERT_GT(vm[0].last_balloon, 0, "a's target within 150 ms of a reclaim report");
+	ASSERT_TRUE(file_has("out", "vm=a policy=working-set action=set reason=deflate-reclaim"),
+		    "a's deflate-reclaim decision logged");
 
 	kill(pid, SIGTERM);
 	serve(300);
-	CHECK(waitpid(pid, &st, WNOHANG) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0,
-	      "balance did not exit 0 within 300 ms of SIGTERM: %#x", st);
+	ASSERT_EQ(waitpid(pid, &st, WNOHANG), pid, "balance's exit within 300 ms of SIGTERM");
+	ASSERT_EQ(st, 0, "balance's exit status after SIGTERM");
 	return NULL;
 }
 
@@ -315,8 +316,11 @@ static const char *test_bad_input_refused(void)
 				_exit(99);
 			_exit(cmd_balance(argc, argv));
 		}
-		CHECK(waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 2,
-		      "case %u (%s %s): status %#x, not 2", i, argv[argc - 2], argv[argc - 1], st);
+		ASSERT_EQ(waitpid(pid, &st, 0), pid, "case %u: waitpid", i);
+		ASSERT_TRUE(WIFEXITED(st), "case %u (%s %s) exited", i, argv[argc - 2],
+			    argv[argc - 1]);
+		ASSERT_EQ(WEXITSTATUS(st), 2, "case %u (%s %s)'s exit status", i, argv[argc - 2],
+			  argv[argc - 1]);
 	}
 	return NULL;
 }
