@@ -3,9 +3,9 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
+#include "libwsr.h"
 #include "balance-args.h"
 #include "metrics.h"
-#include "parse.h"
 
 #define MIB (1ULL << 20)
 
@@ -102,13 +102,13 @@ static void usage(FILE *f)
 
 static int bad(const char *what, const char *value, const char *rule)
 {
-	fprintf(stderr, "wsr-host balance: %s '%s': %s (try --help)\n", what, value, rule);
+	err_msg("balance: %s '%s': %s (try --help)", what, value, rule);
 	return 2;
 }
 
 /*
- * A number of @what in [min, max], by the loader's rules and messages
- * (parse.c); MiB knobs come back in bytes.
+ * A number of @what in [min, max], by libwsr's rules and messages
+ * (lib/parse.c); MiB knobs come back in bytes.
  */
 static int num(const char *s, const char *what, __u64 min, __u64 max, __u64 mult, __u64 *v)
 {
@@ -116,7 +116,7 @@ static int num(const char *s, const char *what, __u64 min, __u64 max, __u64 mult
 	__u64 n;
 
 	if (wsr_parse_range(s, &n, min, max, what, &err)) {
-		fprintf(stderr, "wsr-host balance: %s (try --help)\n", err.msg);
+		err_msg("balance: %s (try --help)", err.msg);
 		return 2;
 	}
 	*v = n * mult;
@@ -218,8 +218,8 @@ int balance_parse_args(int argc, char **argv, struct balance_cfg *c)
 		{ "foreign-hold-ms", required_argument, NULL, O_FOREIGN },
 		{ 0 },
 	};
-	const __u64 tb = 1ULL << 20;	/* MiB knobs up to 1 TiB, ms ones a week */
-	const __u64 week = 604800000ULL;
+	/* MiB knobs up to 1 TiB, ms ones a week: the most the device takes */
+	const __u64 tb = 1ULL << 20, week = VIRTIO_BALLOON_WS_MAX_MS;
 	struct policy_knobs *k = &c->k;
 	struct wsr_err werr;
 	unsigned char addr[128];
@@ -235,7 +235,7 @@ int balance_parse_args(int argc, char **argv, struct balance_cfg *c)
 	c->foreign_hold_ms = 300000;
 	c->stats_s = 2;
 	c->device = "/machine/peripheral/balloon0";
-	wsr_parse_intervals("1000,5000,10000,60000", c->intervals, &c->nr_intervals, &werr);
+	wsr_parse_intervals("1000,5000,10000,60000", week, c->intervals, &c->nr_intervals, &werr);
 	optind = 1;
 	while (!e && (opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (opt) {
@@ -261,7 +261,8 @@ int balance_parse_args(int argc, char **argv, struct balance_cfg *c)
 		case O_AGE: e = num(optarg, "--max-age-ms", 1, week, 1, &k->max_age_ms); break;
 		case O_PCT: e = num(optarg, "--available-pct", 0, 100, 1, &k->available_pct); break;
 		case O_IVALS:
-			if (wsr_parse_intervals(optarg, c->intervals, &c->nr_intervals, &werr))
+			if (wsr_parse_intervals(optarg, week, c->intervals, &c->nr_intervals,
+						&werr))
 				e = bad("--intervals", optarg, werr.msg);
 			break;
 		case O_REFRESH: e = num(optarg, "--refresh-ms", 0, week, 1, &c->refresh_ms); break;
@@ -289,12 +290,12 @@ int balance_parse_args(int argc, char **argv, struct balance_cfg *c)
 	if (optind < argc)
 		return bad("argument", argv[optind], "balance takes options only");
 	if (!c->nr_vms) {
-		fprintf(stderr, "wsr-host balance: no --vm NAME=QMP_SOCKET given (try --help)\n");
+		err_msg("balance: no --vm NAME=QMP_SOCKET given (try --help)");
 		return 2;
 	}
 	if (k->kind == POLICY_WORKING_SET &&
 	    k->idle_ms > c->intervals[c->nr_intervals - 1])
-		fprintf(stderr, "wsr-host balance: --idle-ms %llu is beyond the last bin bound: all "
-			"the memory counts as in use\n", (unsigned long long)k->idle_ms);
+		err_msg("balance: warning: --idle-ms %llu is beyond the last bin bound: all the "
+			"memory counts as in use", (unsigned long long)k->idle_ms);
 	return -1;
 }

@@ -24,8 +24,9 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <time.h>
+#include <json-c/json.h>
+#include "libwsr.h"
 #include "balance-args.h"
-#include "json.h"
 #include "client.h"
 #include "metrics.h"
 
@@ -109,7 +110,7 @@ struct vm {
 	__u64 stats_update;
 	double stats_ms;
 	struct policy_state st;
-	unsigned long long reports[2], decisions;
+	unsigned long long reports[WSR_NR_CAUSES], decisions;
 
 	/* a target balance did not set */
 	__u64 sent;			/* the last target QEMU took from balance, 0 none */
@@ -139,13 +140,13 @@ static void say(const struct vm *v, const char *fmt, ...) __attribute__((format(
 
 static void say(const struct vm *v, const char *fmt, ...)
 {
+	char line[256];
 	va_list ap;
 
-	fprintf(stderr, "wsr-host: vm=%s ", v->arg->name);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	info_msg("vm=%s %s", v->arg->name, line);
 }
 
 /* a message said once until it changes (a refusal repeated every tick is not news) */
@@ -261,7 +262,7 @@ static void on_event(struct vm *v, const struct qmp_msg *m)
 		}
 		v->have_report = v->new_report = v->pending = 1;
 		v->report_ms = now_ms();
-		v->reports[v->report.reclaim]++;
+		v->reports[v->report.cause]++;
 	} else if (!strcmp(name, "BALLOON_CHANGE") &&
 		   json_object_object_get_ex(m->obj, "data", &data) &&
 		   json_object_object_get_ex(data, "actual", &actual) &&
@@ -303,12 +304,12 @@ static void log_decision_json(const struct vm *v, const struct policy_decision *
 		o = NULL;
 	}
 	if (wsr_json_print(stdout, o, "\n"))
-		fprintf(stderr, "wsr-host balance: out of memory\n");
+		err_msg("balance: out of memory");
 }
 
 static void log_decision(const struct vm *v, const struct policy_decision *d, __u64 target)
 {
-	const char *cause = v->have_report ? (v->report.reclaim ? "reclaim" : "request") : "none";
+	const char *cause = wsr_cause_name(v->have_report ? v->report.cause : WSR_CAUSE_NONE);
 	const char *action = d->action == POLICY_SET ? "set" : "keep";
 	unsigned long long age = v->have_report ? v->report.data_age_ms : 0;
 
@@ -679,8 +680,9 @@ static char *scrape(void *arg)
 			.report = v->have_report ? &v->report : NULL,
 			.report_age_s = (now - v->report_ms) / 1e3,
 			.ram = v->ram, .actual = v->actual, .target = v->target,
-			.reports = { v->reports[0], v->reports[1] }, .decisions = v->decisions,
+			.decisions = v->decisions,
 		};
+		memcpy(m[i].reports, v->reports, sizeof(m[i].reports));
 	}
 	text = metrics_text(m, cfg->nr_vms);
 	free(m);
@@ -726,7 +728,7 @@ static int turn(struct pollfd *pfd, struct metrics_server *ms, double max_ms)
 	ts.tv_nsec = timeout % 1000 * 1000000L;
 	/* SIGTERM and SIGINT come only here, never between the check of stop and the wait */
 	if (ppoll(pfd, n + !!ms, &ts, &unblocked) < 0 && errno != EINTR) {
-		perror("wsr-host: ppoll");
+		err_msg("ppoll: %s", strerror(errno));
 		return -1;
 	}
 	for (i = 0; i < n; i++)
@@ -749,7 +751,7 @@ static int finish(struct pollfd *pfd, struct metrics_server *ms)
 	unsigned int i, left = 0;
 
 	if (cfg->on_exit == ON_EXIT_KEEP) {
-		fprintf(stderr, "wsr-host: stopping; --on-exit keep: every target stays\n");
+		info_msg("stopping; --on-exit keep: every target stays");
 		return 0;
 	}
 	for (i = 0; i < cfg->nr_vms; i++) {
@@ -857,9 +859,9 @@ int cmd_balance(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
-	fprintf(stderr, "wsr-host: balancing %u VM(s), policy %s%s%s%s\n", c.nr_vms,
-		policy_kind_name(c.k.kind), c.dry_run ? ", dry run (no balloon command sent)" : "",
-		c.metrics ? ", metrics on http://" : "", c.metrics ? c.metrics : "");
+	info_msg("balancing %u VM(s), policy %s%s%s%s", c.nr_vms, policy_kind_name(c.k.kind),
+		 c.dry_run ? ", dry run (no balloon command sent)" : "",
+		 c.metrics ? ", metrics on http://" : "", c.metrics ? c.metrics : "");
 	while (!stop && !err)
 		err = turn(pfd, ms, 60000) ? 1 : 0;
 	if (!err) {

@@ -10,6 +10,7 @@
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
+#include "libwsr.h"
 #include "client.h"
 
 double now_ms(void)
@@ -39,7 +40,7 @@ static const struct qmp_msg *next_msg(struct qmp *q, double deadline)
 		if (r > 0)
 			return m;
 		if (r < 0) {
-			fprintf(stderr, "wsr-host: QEMU sent something that is not JSON\n");
+			err_msg("QEMU sent something that is not JSON");
 			return NULL;
 		}
 		left = deadline - now_ms();
@@ -55,8 +56,7 @@ static const struct qmp_msg *next_msg(struct qmp *q, double deadline)
 			return NULL;
 		r = qmp_stream_feed(&q->s, buf, n);
 		if (r == -2)
-			fprintf(stderr, "wsr-host: QEMU sent a message of more than %zu bytes\n",
-				q->s.max);
+			err_msg("QEMU sent a message of more than %zu bytes", q->s.max);
 		if (r)
 			return NULL;
 	}
@@ -109,15 +109,15 @@ int qmp_exec(struct qmp *q, const char *cmd, const struct qmp_msg **reply)
 
 	r = qmp_send(q, cmd) ? NULL : qmp_reply(q, -1);
 	if (!r) {
-		fprintf(stderr, "wsr-host: QMP connection closed\n");
+		err_msg("QMP connection closed");
 		return -1;
 	}
 	if (qmp_kind(r->obj) == QMP_ERROR) {
 		desc = qmp_error_desc(r->obj);
 		if (desc)
-			fprintf(stderr, "wsr-host: QEMU refused: %s\n", desc);
+			err_msg("QEMU refused: %s", desc);
 		else
-			fprintf(stderr, "wsr-host: QEMU refused: %.*s\n", (int)r->len, r->raw);
+			err_msg("QEMU refused: %.*s", qmp_msg_text_len(r), r->raw);
 		return 1;
 	}
 	if (reply)
@@ -130,7 +130,7 @@ int qmp_exec_built(struct qmp *q, char *cmd, const struct qmp_msg **reply)
 	int err;
 
 	if (!cmd) {
-		fprintf(stderr, "wsr-host: out of memory\n");
+		err_msg("out of memory");
 		return -1;
 	}
 	err = qmp_exec(q, cmd, reply);
@@ -144,20 +144,20 @@ int qmp_connect(struct qmp *q, const char *path)
 	const struct qmp_msg *m;
 
 	if (strlen(path) >= sizeof(sa.sun_path)) {
-		fprintf(stderr, "wsr-host: socket path too long: %s\n", path);
+		err_msg("socket path too long: %s", path);
 		return -1;
 	}
 	strcpy(sa.sun_path, path);
 	q->fd = socket(AF_UNIX, SOCK_STREAM, 0);
 	if (q->fd < 0 || connect(q->fd, (struct sockaddr *)&sa, sizeof(sa))) {
-		fprintf(stderr, "wsr-host: cannot connect to %s: %s\n", path, strerror(errno));
+		err_msg("cannot connect to %s: %s", path, strerror(errno));
 		return -1;
 	}
 	if (qmp_stream_init(&q->s))
 		return -1;
 	m = qmp_next(q, -1);
 	if (!m || qmp_kind(m->obj) != QMP_GREETING) {
-		fprintf(stderr, "wsr-host: no QMP greeting on %s\n", path);
+		err_msg("no QMP greeting on %s", path);
 		return -1;
 	}
 	return qmp_exec_built(q, qmp_cmd("qmp_capabilities"), NULL) ? -1 : 0;

@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <microhttpd.h>
+#include "libwsr.h"
 #include "metrics.h"
-#include "prom.h"
 
 /* one sample of @name for VM @v with no other label */
 static void vm_sample(FILE *f, const char *name, const struct metrics_vm *v, double value)
@@ -35,6 +35,8 @@ static void bins(FILE *f, const struct metrics_vm *v)
 
 char *metrics_text(const struct metrics_vm *vms, unsigned int n)
 {
+	/* what a VM sends, in the order the exposition shows them */
+	static const enum wsr_report_cause causes[] = { WSR_CAUSE_REQUEST, WSR_CAUSE_RECLAIM };
 	char *text = NULL;
 	size_t len = 0;
 	unsigned int i, c;
@@ -70,8 +72,8 @@ char *metrics_text(const struct metrics_vm *vms, unsigned int n)
 		for (c = 0; c < 2; c++) {
 			fputs("wsr_reports_total{vm=\"", f);
 			wsr_prom_label_value(f, vms[i].name);
-			fprintf(f, "\",cause=\"%s\"} %llu\n", c ? "reclaim" : "request",
-				vms[i].reports[c]);
+			fprintf(f, "\",cause=\"%s\"} %llu\n", wsr_cause_name(causes[c]),
+				vms[i].reports[causes[c]]);
 		}
 	wsr_prom_head(f, "wsr_balloon_target_bytes", "gauge",
 		      "The guest memory size last set with QMP balloon (RAM minus the balloon).");
@@ -183,8 +185,7 @@ struct metrics_server *metrics_start(const char *addr, const struct metrics_limi
 	struct metrics_server *m;
 
 	if (metrics_parse_addr(addr, &sa, &len)) {
-		fprintf(stderr, "wsr-host: --metrics takes IPv4:PORT or [IPv6]:PORT, not '%s'\n",
-			addr);
+		err_msg("--metrics takes IPv4:PORT or [IPv6]:PORT, not '%s'", addr);
 		return NULL;
 	}
 	m = calloc(1, sizeof(*m));
@@ -200,7 +201,7 @@ struct metrics_server *metrics_start(const char *addr, const struct metrics_limi
 				MHD_OPTION_PER_IP_CONNECTION_LIMIT, lim->per_ip,
 				MHD_OPTION_LISTEN_BACKLOG_SIZE, lim->backlog, MHD_OPTION_END);
 	if (!m->d) {
-		fprintf(stderr, "wsr-host: cannot serve metrics on %s (address in use?)\n", addr);
+		err_msg("cannot serve metrics on %s (address in use?)", addr);
 		free(m);
 		return NULL;
 	}

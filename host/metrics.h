@@ -19,7 +19,7 @@ struct metrics_vm {
 	const struct ws_report *report;	/* NULL before the first */
 	double report_age_s;		/* since the report arrived */
 	__u64 ram, actual, target;	/* bytes; target 0: none set yet */
-	unsigned long long reports[2];	/* by cause: [0] request, [1] reclaim */
+	unsigned long long reports[WSR_NR_CAUSES];	/* by cause (enum wsr_report_cause) */
 	unsigned long long decisions;	/* targets set */
 };
 

@@ -181,7 +181,7 @@ static void decide_ws(const struct policy_knobs *k, struct policy_state *st,
 	d->other = in->actual > total + free ? in->actual - total - free : 0;
 	need = d->hot + k->headroom + d->other;
 	age = in->now_ms - in->report_ms + (double)r->data_age_ms;
-	if (r->reclaim && in->new_report) {
+	if (r->cause == WSR_CAUSE_RECLAIM && in->new_report) {
 		/*
 		 * The guest reclaims.  Its free memory is at the watermarks,
 		 * whatever stats from before the pressure say: none is

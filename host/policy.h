@@ -12,10 +12,7 @@
 #ifndef __WSR_HOST_POLICY_H
 #define __WSR_HOST_POLICY_H
 
-#include <linux/types.h>
-
-#define WS_MAX_NODES 16
-#define WS_MAX_BINS 16
+#include "wsr.h"
 
 struct ws_bin {
 	__u64 idle_le_ms;	/* pages idle for at most this long (the last bin: any) */
@@ -25,15 +22,15 @@ struct ws_bin {
 struct ws_node {
 	__u32 id;
 	__u32 nr_bins;
-	struct ws_bin bins[WS_MAX_BINS];
+	struct ws_bin bins[WSR_MAX_BINS];
 };
 
 /* one WORKING_SET_EVENT (or guest-working-set) as the policy reads it */
 struct ws_report {
-	int reclaim;		/* cause: 1 reclaim, 0 request */
+	__u32 cause;		/* WSR_CAUSE_REQUEST or WSR_CAUSE_RECLAIM */
 	__u64 data_age_ms;
 	__u32 nr_nodes;
-	struct ws_node nodes[WS_MAX_NODES];
+	struct ws_node nodes[WSR_MAX_NODES];
 };
 
 /* virtio-balloon stats (guest-stats), bytes; -1 when the guest gave none */

@@ -92,8 +92,8 @@ int qmp_return_u64(struct json_object *msg, const char *key, __u64 *v);
 /*
  * A report (a reply to qom-get of guest-working-set, or a
  * WORKING_SET_EVENT) into *r: 0, or -1 when there is none or a field is
- * missing, of the wrong type, or beyond WS_MAX_NODES nodes or WS_MAX_BINS
- * bins.
+ * missing, of the wrong type, or beyond WSR_MAX_NODES nodes or
+ * WSR_MAX_BINS bins, or its cause is not one of the wire's.
  */
 int qmp_report_parse(struct json_object *msg, struct ws_report *r);
 
@@ -111,6 +111,9 @@ int qmp_stats_parse(struct json_object *msg, struct ws_stats *s, __u64 *last_upd
  * report).
  */
 int qmp_report_header(struct json_object *msg, const char **cause, __u64 *data_age_ms);
+
+/* the bytes of @m's text without its line's end (QEMU's "\r\n") */
+int qmp_msg_text_len(const struct qmp_msg *m);
 
 /*
  * "cause=<cause> data_age_ms=<ms>", then per node "N<node>" and its bins

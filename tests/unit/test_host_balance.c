@@ -256,11 +256,6 @@ static const char *file_text(const char *name)
 	return buf;
 }
 
-static int file_has(const char *name, const char *s)
-{
-	return strstr(file_text(name), s) != NULL;
-}
-
 static unsigned int file_count(const char *name, const char *s)
 {
 	const char *p = file_text(name);
@@ -291,13 +286,13 @@ static const char *start(const char *a_opts, const char *b_opts, rlim_t nofile, 
 
 	serve_hook = NULL;
 	strcpy(dir, "/tmp/wsr-balance-test.XXXXXX");
-	CHECK(mkdtemp(dir), "mkdtemp: %s", strerror(errno));
+	ASSERT_OK_PTR(mkdtemp(dir), "mkdtemp: %s", strerror(errno));
 	for (i = 0; i < NR_FAKES; i++) {
 		memset(&vm[i], 0, sizeof(vm[i]));
 		snprintf(vm[i].path, sizeof(vm[i].path), "%s/%c.qmp", dir, 'a' + i);
 		vm[i].fd = -1;
 		vm[i].actual = RAM;
-		CHECK(!listen_on(&vm[i]), "listen: %s", strerror(errno));
+		ASSERT_OK(listen_on(&vm[i]), "listen: %s", strerror(errno));
 	}
 	snprintf(a, sizeof(a), "a=%s%s", vm[0].path, a_opts ? a_opts : "");
 	snprintf(b, sizeof(b), "b=%s%s", vm[1].path, b_opts ? b_opts : "");
@@ -311,7 +306,7 @@ static const char *start(const char *a_opts, const char *b_opts, rlim_t nofile, 
 	fflush(stdout);
 	fflush(stderr);
 	balance_pid = fork();
-	CHECK(balance_pid >= 0, "fork");
+	ASSERT_GE(balance_pid, 0, "fork");
 	if (balance_pid == 0) {
 		struct rlimit rl;
 
@@ -382,13 +377,14 @@ static const char *two_vms_one_closes(void)
 {
 	unsigned int cmds, i;
 
-	CHECK(serve_until(3000, both_set), "no target set in 3 s: a %u, b %u", vm[0].balloons,
-	      vm[1].balloons);
+	ASSERT_TRUE(serve_until(3000, both_set), "a target on both in 3 s (a %u, b %u)",
+		    vm[0].balloons, vm[1].balloons);
 	serve(1000);
-	CHECK(vm[0].actual < RAM && vm[0].actual >= 128 * MIB, "a at %llu MiB",
-	      vm[0].actual / MIB);
-	CHECK(file_has("out", "decision time=") && file_has("out", "vm=b policy=working-set action=set"),
-	      "no decision lines");
+	ASSERT_LT(vm[0].actual, RAM, "a's size");
+	ASSERT_GE(vm[0].actual, 128 * MIB, "a's size");
+	ASSERT_HAS_SUBSTR(file_text("out"), "decision time=", "a decision line");
+	ASSERT_HAS_SUBSTR(file_text("out"), "vm=b policy=working-set action=set",
+			  "b's decision line");
 
 	/* b's QEMU goes away: its socket closes and nobody listens */
 	close(vm[1].fd);
@@ -398,25 +394,26 @@ static const char *two_vms_one_closes(void)
 	vm[1].lfd = -1;
 	cmds = vm[0].cmds;
 	serve(1500);
-	CHECK(vm[0].cmds > cmds + 2, "a not served after b closed: %u commands", vm[0].cmds - cmds);
-	CHECK(file_has("err", "vm=b down: QEMU closed the socket"), "b's loss not logged");
-	CHECK(kill(balance_pid, 0) == 0, "balance exited");
+	ASSERT_GT(vm[0].cmds, cmds + 2, "a's commands after b closed");
+	ASSERT_HAS_SUBSTR(file_text("err"), "vm=b down: QEMU closed the socket", "b's loss logged");
+	ASSERT_OK(kill(balance_pid, 0), "balance still running");
 
 	/* b is back: reconnected at the next retry (0.5 s, 1 s, 2 s, ... after) */
-	CHECK(!listen_on(&vm[1]), "listen again");
+	ASSERT_OK(listen_on(&vm[1]), "listen again: %s", strerror(errno));
 	i = vm[1].accepts;
 	serve(3000);
-	CHECK(vm[1].accepts > i && vm[1].fd >= 0, "b not reconnected");
+	ASSERT_GT(vm[1].accepts, i, "b's connections");
+	ASSERT_GE(vm[1].fd, 0, "b's connection");
 
 	/* a reclaim report on a: deflated at once, not at the next tick */
 	vm[0].last_balloon = 0;
 	report(&vm[0], "reclaim", vm[0].actual, 0);
 	serve(150);
-	CHECK(vm[0].last_balloon > 0, "no target within 150 ms of a reclaim report");
-	CHECK(file_has("out", "vm=a policy=working-set action=set reason=deflate-reclaim"),
-	      "no deflate-reclaim decision logged");
+	ASSERT_GT(vm[0].last_balloon, 0, "a's target within 150 ms of a reclaim report");
+	ASSERT_HAS_SUBSTR(file_text("out"), "vm=a policy=working-set action=set reason=deflate-reclaim",
+			  "a's deflate-reclaim decision logged");
 	i = term(1000);
-	CHECK(i == 0, "balance did not exit 0 within 1 s of SIGTERM: %d", (int)i);
+	ASSERT_EQ((int)i, 0, "balance's exit status within 1 s of SIGTERM");
 	return NULL;
 }
 
@@ -520,44 +517,44 @@ static const char *b_deflates_while_a_never_answers(void)
 	 * b gets its first target; then a never answers its next
 	 * query-balloon (nor anything after it)
 	 */
-	CHECK(serve_until(4000, b_set), "no target on b in 4 s");
+	ASSERT_TRUE(serve_until(4000, b_set), "a target on b in 4 s");
 	vm[0].mute = "\"query-balloon\"";
-	CHECK(serve_until(2000, a_stuck), "a sent no query-balloon in 2 s");
+	ASSERT_TRUE(serve_until(2000, a_stuck), "a's query-balloon in 2 s");
 	serve(300);
 	/* a scrape while a's reply is awaited: nothing waits on a */
 	t0 = mono_ms();
 	text = scrape_from("127.0.0.1", 2000);
 	scrape_ms = mono_ms() - t0;
-	CHECK(text && strstr(text, "wsr_up{vm=\"b\"} 1"), "no scrape while a is stuck");
+	ASSERT_HAS_SUBSTR(text, "wsr_up{vm=\"b\"} 1", "a scrape while a is stuck");
 	free(text);
 	/* b's guest reclaims while a's query-balloon is unanswered */
-	CHECK(vm[0].muted && vm[0].fd >= 0, "a is no longer stuck");
+	ASSERT_TRUE(a_stuck(), "a still stuck");
 	acc = vm[0].accepts;
 	vm[1].balloon_ms = 0;
 	t0 = mono_ms();
 	report(&vm[1], "reclaim", vm[1].actual, 0);
 	while (!vm[1].balloon_ms && mono_ms() < t0 + 2000)
 		serve(5);
-	CHECK(vm[1].balloon_ms, "b not deflated within 2 s of its reclaim report while a is stuck");
+	ASSERT_TRUE(vm[1].balloon_ms, "b's deflation within 2 s of its reclaim report, a stuck");
 	ms = vm[1].balloon_ms - t0;
 	fprintf(stderr, "b's deflation %.1f ms after its reclaim report, a stuck for %.0f ms "
 		"by then; a scrape took %.1f ms\n", ms, vm[1].balloon_ms - vm[0].muted_ms,
 		scrape_ms);
-	CHECK(vm[0].accepts == acc && vm[0].muted, "a was retried before b's deflation: "
-	      "the measure is void");
+	/* else the measure is void */
+	ASSERT_EQ(vm[0].accepts, acc, "a's connections before b's deflation");
+	ASSERT_TRUE(vm[0].muted, "a stuck at b's deflation");
 	/* 150 ms is README's figure; 500 is its margin on a busy 2-core machine */
-	CHECK(ms < 500, "b's deflation took %.1f ms (README: within 150 ms)", ms);
-	CHECK(scrape_ms < 500, "a scrape took %.1f ms while a is stuck", scrape_ms);
+	UNIT_FAIL_IF(ms >= 500, ("%.1f ms (README: within 150 ms)", ms), "b's deflation");
+	UNIT_FAIL_IF(scrape_ms >= 500, ("%.1f ms", scrape_ms), "a scrape while a is stuck");
 
 	/* a: down at its deadline, retried with backoff, said once */
 	bcmds = vm[1].cmds;
 	serve(4000);
-	CHECK(vm[0].accepts >= acc + 2, "a retried %u times in 4 s", vm[0].accepts - acc);
-	CHECK(file_count("err", "vm=a down:") == 1, "a's being down said %u times, not once",
-	      file_count("err", "vm=a down:"));
-	CHECK(file_has("err", "vm=a down: no reply to query-balloon within 1000 ms"),
-	      "a's deadline not logged");
-	CHECK(vm[1].cmds > bcmds + 6, "b served %u commands in 4 s", vm[1].cmds - bcmds);
+	ASSERT_GE(vm[0].accepts, acc + 2, "a's retries in 4 s");
+	ASSERT_EQ(file_count("err", "vm=a down:"), 1, "a's being down, said");
+	ASSERT_HAS_SUBSTR(file_text("err"), "vm=a down: no reply to query-balloon within 1000 ms",
+			  "a's deadline logged");
+	ASSERT_GT(vm[1].cmds, bcmds + 6, "b's commands in 4 s");
 	return NULL;
 }
 
@@ -591,14 +588,12 @@ static const char *test_b_deflates_while_a_never_answers(void)
 static const char *vm_bounds(void)
 {
 	serve(3500);
-	CHECK(vm[0].balloons && vm[0].max_balloon <= 200 * MIB,
-	      "a: %u targets, the largest %llu MiB (max=200)", vm[0].balloons,
-	      vm[0].max_balloon / MIB);
-	CHECK(file_has("out", "vm=a policy=working-set action=set reason=max"),
-	      "a's first target is not its max=");
-	CHECK(vm[1].balloons && vm[1].min_balloon >= 450 * MIB,
-	      "b: %u targets, the smallest %llu MiB (min=450)", vm[1].balloons,
-	      vm[1].min_balloon / MIB);
+	ASSERT_GT(vm[0].balloons, 0, "a's targets");
+	ASSERT_LE(vm[0].max_balloon, 200 * MIB, "a's largest target (max=200)");
+	ASSERT_HAS_SUBSTR(file_text("out"), "vm=a policy=working-set action=set reason=max",
+			  "a's first target, its max=");
+	ASSERT_GT(vm[1].balloons, 0, "b's targets");
+	ASSERT_GE(vm[1].min_balloon, 450 * MIB, "b's smallest target (min=450)");
 	return NULL;
 }
 
@@ -612,13 +607,15 @@ static const char *test_vm_bounds(void)
 static const char *dry_run(void)
 {
 	serve(3000);
-	CHECK(!vm[0].balloons && !vm[1].balloons, "balloon sent in a dry run: a %u, b %u",
-	      vm[0].balloons, vm[1].balloons);
-	CHECK(vm[0].requests && vm[1].requests, "no reports requested in a dry run");
-	CHECK(file_has("out", "vm=a policy=working-set action=set reason=inflate-step") &&
-	      file_has("out", "dry_run=1"), "no dry-run decision logged");
-	CHECK(term(1000) == 0, "a dry run did not exit 0 on SIGTERM");
-	CHECK(!vm[0].balloons && !vm[1].balloons, "balloon sent on exit from a dry run");
+	ASSERT_EQ(vm[0].balloons, 0, "a's balloon commands in a dry run");
+	ASSERT_EQ(vm[1].balloons, 0, "b's balloon commands in a dry run");
+	ASSERT_GT(vm[0].requests, 0, "a's reports requested in a dry run");
+	ASSERT_GT(vm[1].requests, 0, "b's reports requested in a dry run");
+	ASSERT_HAS_SUBSTR(file_text("out"), "vm=a policy=working-set action=set reason=inflate-step",
+			  "a's decision in a dry run");
+	ASSERT_HAS_SUBSTR(file_text("out"), "dry_run=1", "a decision marked as a dry run's");
+	ASSERT_EQ(term(1000), 0, "a dry run's exit status on SIGTERM");
+	ASSERT_EQ(vm[0].balloons + vm[1].balloons, 0, "balloon commands on exit from a dry run");
 	return NULL;
 }
 
@@ -634,17 +631,19 @@ static const char *on_exit_deflates(void)
 	unsigned int a, b;
 	int st;
 
-	CHECK(serve_until(3000, both_set), "no target set in 3 s");
-	CHECK(vm[0].actual < RAM && vm[1].actual < RAM, "not inflated");
+	ASSERT_TRUE(serve_until(3000, both_set), "a target on both in 3 s");
+	ASSERT_LT(vm[0].actual, RAM, "a's size");
+	ASSERT_LT(vm[1].actual, RAM, "b's size");
 	a = vm[0].balloons;
 	b = vm[1].balloons;
 	st = term(1000);
-	CHECK(st == 0, "balance exited %d on SIGTERM", st);
-	CHECK(vm[0].balloons == a + 1 && vm[0].last_balloon == RAM &&
-	      vm[1].balloons == b + 1 && vm[1].last_balloon == RAM,
-	      "not deflated to full size on exit: a %llu MiB, b %llu MiB",
-	      vm[0].last_balloon / MIB, vm[1].last_balloon / MIB);
-	CHECK(file_has("err", "vm=a on exit: deflated to 512 MiB"), "a's deflation not logged");
+	ASSERT_EQ(st, 0, "balance's exit status on SIGTERM");
+	ASSERT_EQ(vm[0].balloons, a + 1, "a's balloon commands on exit");
+	ASSERT_EQ(vm[0].last_balloon, RAM, "a's target on exit");
+	ASSERT_EQ(vm[1].balloons, b + 1, "b's balloon commands on exit");
+	ASSERT_EQ(vm[1].last_balloon, RAM, "b's target on exit");
+	ASSERT_HAS_SUBSTR(file_text("err"), "vm=a on exit: deflated to 512 MiB",
+			  "a's deflation logged");
 	return NULL;
 }
 
@@ -653,12 +652,13 @@ static const char *on_exit_keeps(void)
 	unsigned int a, b;
 	int st;
 
-	CHECK(serve_until(3000, both_set), "no target set in 3 s");
+	ASSERT_TRUE(serve_until(3000, both_set), "a target on both in 3 s");
 	a = vm[0].balloons;
 	b = vm[1].balloons;
 	st = term(1000);
-	CHECK(st == 0, "balance exited %d on SIGTERM", st);
-	CHECK(vm[0].balloons == a && vm[1].balloons == b, "a target set on exit with keep");
+	ASSERT_EQ(st, 0, "balance's exit status on SIGTERM");
+	ASSERT_EQ(vm[0].balloons, a, "a's balloon commands on exit with keep");
+	ASSERT_EQ(vm[1].balloons, b, "b's balloon commands on exit with keep");
 	return NULL;
 }
 
@@ -668,13 +668,14 @@ static const char *on_exit_stuck(void)
 	double t0;
 	int st;
 
-	CHECK(serve_until(3000, both_set), "no target set in 3 s");
+	ASSERT_TRUE(serve_until(3000, both_set), "a target on both in 3 s");
 	vm[0].mute = "\"balloon\"";
 	t0 = mono_ms();
 	st = term(3000);
-	CHECK(st == 1, "balance exited %d, not 1, when a VM could not be deflated", st);
-	CHECK(mono_ms() - t0 < 2500, "exit took %.0f ms (--qmp-timeout-ms 1000)", mono_ms() - t0);
-	CHECK(vm[1].last_balloon == RAM, "b not deflated while a was stuck");
+	ASSERT_EQ(st, 1, "balance's exit status when a VM could not be deflated");
+	UNIT_FAIL_IF(mono_ms() - t0 >= 2500, ("%.0f ms (--qmp-timeout-ms 1000)", mono_ms() - t0),
+		     "the exit with a stuck VM");
+	ASSERT_EQ(vm[1].last_balloon, RAM, "b's target on exit, a stuck");
 	return NULL;
 }
 
@@ -683,17 +684,17 @@ static const char *on_exit_gone(void)
 {
 	int st;
 
-	CHECK(serve_until(3000, both_set), "no target set in 3 s");
+	ASSERT_TRUE(serve_until(3000, both_set), "a target on both in 3 s");
 	close(vm[1].fd);
 	close(vm[1].lfd);
 	unlink(vm[1].path);
 	vm[1].fd = vm[1].lfd = -1;
 	serve(300);
 	st = term(1000);
-	CHECK(st == 0, "balance exited %d when a VM's QEMU had gone", st);
-	CHECK(vm[0].last_balloon == RAM, "a not deflated");
-	CHECK(file_has("err", "vm=b on exit: nothing to deflate: QEMU closed the socket"),
-	      "b's absence not said");
+	ASSERT_EQ(st, 0, "balance's exit status when a VM's QEMU had gone");
+	ASSERT_EQ(vm[0].last_balloon, RAM, "a's target on exit");
+	ASSERT_HAS_SUBSTR(file_text("err"), "vm=b on exit: nothing to deflate: QEMU closed the socket",
+			  "b's absence said");
 	return NULL;
 }
 
@@ -728,26 +729,26 @@ static const char *foreign(void)
 	unsigned int a, b;
 	int st;
 
-	CHECK(serve_until(3000, a_set), "no target set on a in 3 s");
+	ASSERT_TRUE(serve_until(3000, a_set), "a target on a in 3 s");
 	serve(300);
 	a = vm[0].balloons;
 	b = vm[1].balloons;
 	vm[0].actual = vm[0].last_balloon - 100 * MIB;
 	serve(1200);
-	CHECK(file_has("err", "vm=a the balloon moves away from balance's target"),
-	      "the foreign target not logged");
-	CHECK(vm[0].balloons == a, "a target set on a within its hold (%u)", vm[0].balloons - a);
-	CHECK(file_has("out", "vm=a policy=working-set action=keep reason=foreign-target"),
-	      "no foreign-target decision");
-	CHECK(vm[1].balloons > b, "b not balanced meanwhile");
+	ASSERT_HAS_SUBSTR(file_text("err"), "vm=a the balloon moves away from balance's target",
+			  "the foreign target logged");
+	ASSERT_EQ(vm[0].balloons, a, "a's balloon commands in its hold");
+	ASSERT_HAS_SUBSTR(file_text("out"), "vm=a policy=working-set action=keep reason=foreign-target",
+			  "a's foreign-target decision");
+	ASSERT_GT(vm[1].balloons, b, "b's balloon commands meanwhile");
 	serve(3000);
-	CHECK(file_has("err", "vm=a the balloon stayed put for 2 s: balancing it again"),
-	      "a not balanced again after its hold");
-	CHECK(vm[0].balloons > a, "no target on a after its hold");
+	ASSERT_HAS_SUBSTR(file_text("err"), "vm=a the balloon stayed put for 2 s: balancing it again",
+			  "a balanced again after its hold");
+	ASSERT_GT(vm[0].balloons, a, "a's balloon commands after its hold");
 	/* on exit a is deflated again: it is balance's once more */
 	st = term(1000);
-	CHECK(st == 0 && vm[0].last_balloon == RAM, "exit %d, a at %llu MiB", st,
-	      vm[0].last_balloon / MIB);
+	ASSERT_EQ(st, 0, "balance's exit status");
+	ASSERT_EQ(vm[0].last_balloon, RAM, "a's target on exit");
 	return NULL;
 }
 
@@ -757,18 +758,18 @@ static const char *foreign_on_exit(void)
 	unsigned int a;
 	int st;
 
-	CHECK(serve_until(3000, both_set), "no target set in 3 s");
+	ASSERT_TRUE(serve_until(3000, both_set), "a target on both in 3 s");
 	serve(300);
 	vm[0].actual = vm[0].last_balloon - 100 * MIB;
 	serve(1200);
-	CHECK(file_has("err", "vm=a the balloon moves away"), "the foreign target not logged");
+	ASSERT_HAS_SUBSTR(file_text("err"), "vm=a the balloon moves away", "the foreign target logged");
 	a = vm[0].balloons;
 	st = term(1000);
-	CHECK(st == 0, "balance exited %d", st);
-	CHECK(vm[0].balloons == a, "a deflated on exit, its target someone else's");
-	CHECK(vm[1].last_balloon == RAM, "b not deflated on exit");
-	CHECK(file_has("err", "vm=a on exit: left as it is (its target was set elsewhere)"),
-	      "a's being left not said");
+	ASSERT_EQ(st, 0, "balance's exit status");
+	ASSERT_EQ(vm[0].balloons, a, "a's balloon commands on exit, its target someone else's");
+	ASSERT_EQ(vm[1].last_balloon, RAM, "b's target on exit");
+	ASSERT_HAS_SUBSTR(file_text("err"), "vm=a on exit: left as it is (its target was set elsewhere)",
+			  "a's being left said");
 	return NULL;
 }
 
@@ -888,7 +889,7 @@ static const char *metrics_flood(void)
 	char src[32], *text;
 	int fds[20];
 
-	CHECK(serve_until(3000, both_set), "no target set in 3 s");
+	ASSERT_TRUE(serve_until(3000, both_set), "a target on both in 3 s");
 	signal(SIGPIPE, SIG_IGN);
 
 	/*
@@ -900,19 +901,20 @@ static const char *metrics_flood(void)
 	held = count_fds(balance_pid);
 	for (i = 0; i < 20; i++) {
 		fds[i] = connect_from("127.0.0.3");
-		CHECK(fds[i] >= 0, "connect");
+		ASSERT_GE(fds[i], 0, "connect: %s", strerror(errno));
 	}
 	serve(1500);
 	held = count_fds(balance_pid) - held;
 	for (i = 0; i < 20; i++)
 		close(fds[i]);
-	CHECK(held >= 1 && held <= 8, "%u of 20 connections from one address held", held);
+	ASSERT_GE(held, 1, "connections from one address held");
+	ASSERT_LE(held, 8, "connections from one address held");
 
 	memset(&fl, 0, sizeof(fl));
 	for (i = 0; i < FLOOD; i++) {
 		snprintf(src, sizeof(src), "127.0.1.%u", 1 + i / 10);
 		fl.fd[i] = connect_from(src);
-		CHECK(fl.fd[i] >= 0, "flood connection %u: %s", i, strerror(errno));
+		ASSERT_GE(fl.fd[i], 0, "flood connection %u: %s", i, strerror(errno));
 	}
 	serve_hook = flood_hook;
 	serve(1500);
@@ -922,40 +924,40 @@ static const char *metrics_flood(void)
 	vm[1].fd = -1;
 	vm[1].queries = 0;
 	acc = vm[1].accepts;
-	CHECK(serve_until(4000, b_back), "b not back within 4 s under the flood "
-	      "(accepted %u times; balance holds %u descriptors)", vm[1].accepts - acc,
-	      count_fds(balance_pid));
+	ASSERT_TRUE(serve_until(4000, b_back), "b back within 4 s under the flood (accepted %u "
+		    "times; balance holds %u descriptors)", vm[1].accepts - acc,
+		    count_fds(balance_pid));
 	/* and it is managed again: a reclaim report is decided on */
 	vm[1].balloon_ms = 0;
 	t0 = mono_ms();
 	report(&vm[1], "reclaim", vm[1].actual, 0);
-	CHECK(serve_until(1000, b_deflated), "b not deflated within 1 s under the flood");
+	ASSERT_TRUE(serve_until(1000, b_deflated), "b's deflation within 1 s under the flood");
 	fprintf(stderr, "under %d trickling connections: b back, its deflation %.1f ms after "
 		"its reclaim report; balance held %u descriptors at most (RLIMIT_NOFILE 1024)\n",
 		FLOOD, vm[1].balloon_ms - t0, fl.max_fds);
-	CHECK(fl.max_fds <= 256 + 32, "balance held %u descriptors under the flood", fl.max_fds);
+	ASSERT_LE(fl.max_fds, 256 + 32, "balance's descriptors under the flood");
 	flood_end();
 
 	/* the flood gone, a scrape from another address succeeds */
 	t0 = mono_ms();
 	text = scrape_from("127.0.0.2", 8000);
 	scrape_ms = mono_ms() - t0;
-	CHECK(text && strstr(text, "wsr_up{vm=\"b\"} 1"), "no scrape within 8 s of the flood's "
-	      "end%s", text ? " shows b up" : "");
+	ASSERT_HAS_SUBSTR(text, "wsr_up{vm=\"b\"} 1", "a scrape within 8 s of the flood's end");
 	free(text);
 
 	/* an idle connection is closed within 5 s */
 	idle_fd = connect_from("127.0.0.4");
-	CHECK(idle_fd >= 0, "connect");
+	ASSERT_GE(idle_fd, 0, "connect: %s", strerror(errno));
 	t0 = mono_ms();
 	i = serve_until(9000, idle_closed);
 	idle_ms = mono_ms() - t0;
 	close(idle_fd);
 	fprintf(stderr, "the flood gone, a scrape took %.0f ms; %u of 20 connections from one "
 		"address held; an idle one closed after %.0f ms\n", scrape_ms, held, idle_ms);
-	CHECK(i, "an idle connection still open after 9 s");
+	ASSERT_TRUE(i, "an idle connection closed within 9 s");
 	/* 5 s the bound, 2 s the margin on a busy machine */
-	CHECK(idle_ms < 7000, "an idle connection closed after %.0f ms (the bound: 5 s)", idle_ms);
+	UNIT_FAIL_IF(idle_ms >= 7000, ("%.0f ms (the bound: 5 s)", idle_ms),
+		     "an idle connection's life");
 	return NULL;
 }
 
@@ -987,17 +989,17 @@ static const char *endless(void)
 	unsigned int bcmds = vm[1].cmds;
 
 	vm[0].endless = 1;
-	CHECK(serve_until(6000, a_cut_twice), "a cut off %u times in 6 s, %llu bytes sent",
-	      vm[0].cut, vm[0].flooded);
+	ASSERT_TRUE(serve_until(6000, a_cut_twice), "a cut off twice in 6 s (%u times, %llu bytes "
+		    "sent)", vm[0].cut, vm[0].flooded);
 	serve(2500);
 	fprintf(stderr, "a's endless message cut off after %llu bytes (bound 1 MiB, plus "
 		"the sockets' buffers)\n", vm[0].flooded);
 	/* 1 MiB, and what the two socket buffers held */
-	CHECK(vm[0].flooded < 4 * MIB, "a sent %llu bytes before the cut", vm[0].flooded);
-	CHECK(file_count("err", "vm=a down: a message of more than 1048576 bytes: cut off") == 1,
-	      "the cut said %u times, not once",
-	      file_count("err", "vm=a down: a message of more than"));
-	CHECK(vm[1].cmds > bcmds + 4 && vm[1].balloons, "b not served meanwhile");
+	ASSERT_LT(vm[0].flooded, 4 * MIB, "a's bytes before the cut");
+	ASSERT_EQ(file_count("err", "vm=a down: a message of more than 1048576 bytes: cut off"), 1,
+		  "the cut, said");
+	ASSERT_GT(vm[1].cmds, bcmds + 4, "b's commands meanwhile");
+	ASSERT_GT(vm[1].balloons, 0, "b's targets");
 	return NULL;
 }
 
@@ -1047,8 +1049,11 @@ static const char *test_bad_input_refused(void)
 			alarm(5);
 			_exit(cmd_balance(argc, argv));
 		}
-		CHECK(waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 2,
-		      "case %u (%s %s): status %#x, not 2", i, argv[argc - 2], argv[argc - 1], st);
+		ASSERT_EQ(waitpid(pid, &st, 0), pid, "case %u: waitpid", i);
+		ASSERT_TRUE(WIFEXITED(st), "case %u (%s %s) exited", i, argv[argc - 2],
+			    argv[argc - 1]);
+		ASSERT_EQ(WEXITSTATUS(st), 2, "case %u (%s %s)'s exit status", i, argv[argc - 2],
+			  argv[argc - 1]);
 	}
 	return NULL;
 }
