@@ -529,8 +529,8 @@ static void usage(FILE *f)
 	wsr_cmd_list(f, "wsr-host", cmds, ARRAY_SIZE(cmds));
 	fputs("\n" OPTIONS_HELP
 	      "\n"
-	      "examples:\n"
-	      "  wsr-host --qmp /tmp/vm.qmp config 1000,2000,4000 500 1000\n"
+	      "examples (a device with working-set-bins=5: one bound fewer than bins):\n"
+	      "  wsr-host --qmp /tmp/vm.qmp config 1000,2000,4000,8000 500 1000\n"
 	      "  wsr-host --qmp /tmp/vm.qmp request --count 1 && wsr-host --qmp /tmp/vm.qmp show\n"
 	      "  wsr-host --qmp /tmp/vm.qmp watch --json --count 10\n", f);
 }

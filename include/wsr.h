@@ -62,7 +62,7 @@
 #define WSR_MAX_WALK_STEPS	(1U << 20)
 /* reaccess counts go to this many ancestors of a memcg at most */
 #define WSR_MAX_ANCESTORS	64
-/* the daemon's own aging runs at most this often (wsr daemon, README) */
+/* the daemon's own aging runs at most this often (wsr daemon, docs/estimator.md) */
 #define WSR_BACKGROUND_MIN_MS	500
 /* lruvecs whose merged generations wsr keeps apart (bpf/vgen.h) */
 #define WSR_MAX_VGENS		65536

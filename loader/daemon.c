@@ -304,8 +304,11 @@ const struct wsr_cmd cmd_daemon = {
 "requests, attach to virtio_balloon when it is loaded; runs in the\n"
 "foreground, logs to stderr, stops on SIGTERM; programs stay attached\n"
 "after it exits.\n\n"
-"      --interval-ms MS   how often to look at the balloon device when it\n"
-"                         sends nothing (1000; 1 to 3600000)\n"
+"      --interval-ms MS   the daemon's period (1000; 1 to 3600000): each\n"
+"                         period it ages (not with --seed-aging; at most\n"
+"                         every 500 ms), looks at the balloon device if it\n"
+"                         sent nothing, and attaches to a virtio_balloon\n"
+"                         loaded since\n"
 "      --max-walk-steps N when it loads the programs: steps a report's\n"
 "                         memcg walk may take (one per memcg or level; 1 to\n"
 "                         1048576, the default); a walk cut short makes an\n"
@@ -318,5 +321,5 @@ const struct wsr_cmd cmd_daemon = {
 "                         generation is older than that (not below\n"
 "                         memory.min), and every lruvec at the balloon\n"
 "                         device's refresh_ms: histograms stay right at both\n"
-"                         ends (README: \"Aging and idle ages\")\n",
+"                         ends (docs/estimator.md: \"Aging and idle ages\")\n",
 };

@@ -139,7 +139,7 @@ static const char *below_min_from_the_top_down(void)
 	/* a level of 50 in the middle no longer protects 100 */
 	ASSERT_FALSE(wsr_below_min(deep, 3, 0), "three levels, the middle one at 50");
 	nested[1].usage = 0;
-	/* wsr ages it (README) */
+	/* wsr ages it (docs/estimator.md) */
 	ASSERT_FALSE(wsr_below_min(nested, 2, 0), "a memcg with nothing charged");
 	return NULL;
 }
