@@ -177,7 +177,8 @@ int metrics_parse_addr(const char *addr, void *sa, unsigned int *len)
 	}
 }
 
-struct metrics_server *metrics_start(const char *addr, char *(*get)(void *arg), void *arg)
+struct metrics_server *metrics_start(const char *addr, const struct metrics_limits *lim,
+				     char *(*get)(void *arg), void *arg)
 {
 	struct sockaddr_in6 sa;
 	unsigned int len;
@@ -195,7 +196,10 @@ struct metrics_server *metrics_start(const char *addr, char *(*get)(void *arg), 
 	/* no thread: balance's loop polls the epoll fd and calls MHD_run() */
 	m->d = MHD_start_daemon(MHD_USE_EPOLL | (sa.sin6_family == AF_INET6 ? MHD_USE_IPv6 : 0),
 				0, NULL, NULL, handle, m, MHD_OPTION_SOCK_ADDR, &sa,
-				MHD_OPTION_CONNECTION_TIMEOUT, 10U, MHD_OPTION_END);
+				MHD_OPTION_CONNECTION_TIMEOUT, lim->idle_s,
+				MHD_OPTION_CONNECTION_LIMIT, lim->connections,
+				MHD_OPTION_PER_IP_CONNECTION_LIMIT, lim->per_ip,
+				MHD_OPTION_LISTEN_BACKLOG_SIZE, lim->backlog, MHD_OPTION_END);
 	if (!m->d) {
 		err_msg("cannot serve metrics on %s (address in use?)", addr);
 		free(m);

@@ -79,13 +79,19 @@ __u64 ws_report_total(const struct ws_report *r)
 	return sum;
 }
 
+/* the largest target: the RAM, or the ceiling below it */
+static __u64 top(const struct policy_knobs *k, const struct policy_input *in)
+{
+	return k->ceiling && k->ceiling < in->ram ? k->ceiling : in->ram;
+}
+
 static __u64 clamp(const struct policy_knobs *k, const struct policy_input *in, __u64 v)
 {
-	__u64 floor = k->floor < in->ram ? k->floor : in->ram;
+	__u64 ceiling = top(k, in), floor = k->floor < ceiling ? k->floor : ceiling;
 
 	if (v < floor)
 		return floor;
-	return v > in->ram ? in->ram : v;
+	return v > ceiling ? ceiling : v;
 }
 
 static __u64 max_u64(__u64 a, __u64 b)
@@ -118,6 +124,15 @@ static void move_to(const struct policy_knobs *k, const struct policy_state *st,
 	__u64 cur = in->target ? in->target : in->actual;
 	__u64 t;
 
+	/*
+	 * Above the operator's ceiling (--vm's max=): down to it at once,
+	 * whatever the data; the bound is not a guess that a step would
+	 * limit the cost of.
+	 */
+	if (cur >= top(k, in) + POLICY_MIN_CHANGE) {
+		set(d, top(k, in), "max");
+		return;
+	}
 	if (want >= cur + POLICY_MIN_CHANGE || (want > cur && in->actual < clamp(k, in, 0))) {
 		set(d, want, "deflate");
 		return;

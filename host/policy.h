@@ -54,6 +54,7 @@ struct policy_knobs {
 	__u64 hold_ms;		/* no inflation this long after a reclaim report */
 	__u64 step;		/* at most this many bytes inflated per decision */
 	__u64 floor;		/* never a target below (nor above the RAM) */
+	__u64 ceiling;		/* never a target above (0: the RAM); --vm's max= */
 	__u64 max_age_ms;	/* no inflation on a report or stats older */
 	__u64 available_pct;	/* available: % of RAM kept available */
 };
@@ -97,7 +98,7 @@ struct policy_decision {
 	__u64 want;		/* what the rule asked for before step, floor, RAM */
 	__u64 hot;		/* working-set: bytes idle for less than T */
 	__u64 other;		/* working-set: bytes the histogram does not count */
-	char reason[32];	/* one word: deflate-reclaim, inflate-step, hold, ... */
+	char reason[32];	/* one word: deflate-reclaim, inflate-step, hold, max, ... */
 };
 
 /* a change smaller than this is no decision (QMP balloon is not free) */

@@ -15,6 +15,7 @@ int qmp_stream_init(struct qmp_stream *s)
 {
 	memset(s, 0, sizeof(*s));
 	s->tok = json_tokener_new_ex(QMP_MAX_DEPTH);
+	s->max = QMP_STREAM_MAX;
 	return s->tok ? 0 : -1;
 }
 
@@ -41,6 +42,9 @@ int qmp_stream_feed(struct qmp_stream *s, const char *data, size_t n)
 	/* buf[0, start) was returned and dropped; the last message stays valid */
 	size_t dead = s->start;
 
+	/* the message returned last is still valid, and not counted */
+	if (s->len - dead - s->msg.len + n > s->max)
+		return -2;
 	if (dead) {
 		memmove(s->buf, s->buf + dead, s->len - dead);
 		s->len -= dead;

@@ -34,11 +34,24 @@ struct qmp_stream {
 	struct json_object *obj;	/* parsed, its line's end not yet seen */
 	size_t obj_end;
 	struct qmp_msg msg;	/* the last returned, valid until the next call */
+	size_t max;		/* at most this many bytes buffered, not returned yet */
 };
+
+/*
+ * The bound of a stream unless its owner sets another: "wsr-host qmp"
+ * passes on replies to any command (query-qmp-schema's is about 200 KiB);
+ * no reply QEMU sends comes near 64 MiB, so a peer that sends more
+ * without ending its message is not QEMU.
+ */
+#define QMP_STREAM_MAX (64UL << 20)
 
 int qmp_stream_init(struct qmp_stream *s);
 void qmp_stream_free(struct qmp_stream *s);
-/* append @n bytes received; -1 when out of memory */
+/*
+ * Append @n bytes received: 0, -1 when out of memory, -2 when the bytes
+ * buffered and not returned yet would pass @s->max (a message that does
+ * not end: close the connection, nothing after it can be parsed).
+ */
 int qmp_stream_feed(struct qmp_stream *s, const char *data, size_t n);
 /*
  * The next whole message into *msg (1), 0 when more bytes are needed, -1

@@ -303,6 +303,42 @@ static const char *test_floor(void)
 	return NULL;
 }
 
+/*
+ * Never above the ceiling (--vm's max=): a guest found above it goes down
+ * to it at once, not a step at a time nor waiting for new data, and a
+ * reclaim report deflates no further than it.
+ */
+static const char *test_ceiling(void)
+{
+	static const unsigned int thrash[5] = { 300, 60, 0, 0, 0 };
+	struct vm v;
+
+	vm_init(&v, POLICY_WORKING_SET);
+	v.k.ceiling = 300 * MIB;
+	step(&v, 100000, 0, hot64_cold300, 1);
+	ASSERT_EQ(v.d.action, POLICY_SET, "above the ceiling: the action");
+	ASSERT_EQ(v.d.target, 300 * MIB, "above the ceiling: the target");
+	ASSERT_STREQ(v.d.reason, "max", "above the ceiling: the reason");
+	/* the same again with no new report: still at once */
+	v.in.target = 0;
+	v.in.actual = RAM;
+	v.in.new_report = 0;
+	policy_decide(&v.k, &v.st, &v.in, &v.d);
+	ASSERT_EQ(v.d.action, POLICY_SET, "above the ceiling, no new data: the action");
+	ASSERT_EQ(v.d.target, 300 * MIB, "above the ceiling, no new data: the target");
+	v.in.actual = v.in.target = 300 * MIB;
+	step(&v, 101000, 1, thrash, 0);
+	if (v.d.action == POLICY_SET)
+		ASSERT_LE(v.d.target, 300 * MIB, "a reclaim report's target, under the ceiling");
+	/* a ceiling under the floor wins: the floor is the operator's default */
+	v.k.floor = 400 * MIB;
+	v.in.actual = v.in.target = 200 * MIB;
+	step(&v, 200000, 0, hot64_cold300, 1);
+	ASSERT_EQ(v.d.action, POLICY_SET, "a ceiling under the floor: the action");
+	ASSERT_EQ(v.d.target, 300 * MIB, "a ceiling under the floor: the target");
+	return NULL;
+}
+
 /* an old report (data age plus time since it came) inflates nothing */
 static const char *test_stale_report_inflates_nothing(void)
 {
@@ -413,6 +449,7 @@ static const struct unit_test tests[] = {
 	  test_reclaim_of_cold_memory_does_not_stop_inflation },
 	{ "policy_growth_deflates_at_once_during_hold", test_growth_deflates_at_once_during_hold },
 	{ "policy_never_below_floor", test_floor },
+	{ "policy_never_above_ceiling", test_ceiling },
 	{ "policy_stale_report_inflates_nothing", test_stale_report_inflates_nothing },
 	{ "policy_idle_time_rounds_up_to_a_bound", test_idle_time_rounds_up_to_a_bound },
 	{ "policy_available_baseline", test_available_baseline },

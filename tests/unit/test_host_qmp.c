@@ -173,6 +173,50 @@ static const char *event_and_greeting_are_recognised(void)
 	return NULL;
 }
 
+/*
+ * A stream holds at most its bound of bytes not returned yet: a message
+ * that never ends is refused (-2) once past it, with what came before it
+ * returned; a message as long as the bound, ended, is one message; the
+ * bytes of messages returned are not counted.
+ */
+static const char *endless_message_is_cut_off_at_the_bound(void)
+{
+	static const char ok[] = "{\"return\": {}}\r\n";
+	const struct qmp_msg *m;
+	char chunk[1000];
+	size_t fed = 0;
+	int r = 0, i;
+
+	qmp_stream_free(&s);
+	ASSERT_OK(qmp_stream_init(&s), "init");
+	s.max = 4096;
+	/* many whole messages, more than the bound in all, each taken */
+	for (i = 0; i < 1000; i++) {
+		ASSERT_OK(qmp_stream_feed(&s, ok, sizeof(ok) - 1), "message %d fed", i);
+		ASSERT_EQ(qmp_stream_next(&s, &m), 1, "message %d returned", i);
+	}
+	/* one of exactly 4096 bytes, line end included */
+	memset(chunk, ' ', sizeof(chunk));
+	ASSERT_OK(qmp_stream_feed(&s, "{\"s\": \"", 7), "the long message's start");
+	for (fed = 7; fed < 4096 - 4 && !r; fed += r ? 0 : 1)
+		r = qmp_stream_feed(&s, "x", 1);
+	ASSERT_OK(r, "the long message's bytes");
+	ASSERT_OK(qmp_stream_feed(&s, "\"}\r\n", 4), "the long message's end");
+	ASSERT_EQ(qmp_stream_next(&s, &m), 1, "the long message returned");
+	ASSERT_EQ(m->len, 4096, "the long message's length");
+	/* an endless one: refused once past the bound */
+	ASSERT_OK(qmp_stream_feed(&s, "{\"return\": \"", 12), "the endless message's start");
+	for (fed = 12, r = 0; !r && fed < (1 << 20); fed += sizeof(chunk)) {
+		r = qmp_stream_feed(&s, chunk, sizeof(chunk));
+		if (!r)
+			ASSERT_EQ(qmp_stream_next(&s, &m), 0, "the endless message, before its end");
+	}
+	ASSERT_EQ(r, -2, "the endless message, fed to %zu bytes (bound 4096)", fed);
+	ASSERT_LE(fed, 4096 + sizeof(chunk), "the bytes fed before the refusal");
+	qmp_stream_free(&s);
+	return NULL;
+}
+
 /* --device and any string wsr-host writes come back as they were */
 static const char *strings_in_commands_are_escaped(void)
 {
@@ -311,6 +355,8 @@ static const struct unit_test tests[] = {
 	{ "host_qmp_reply_over_64k_is_one_message", reply_over_64k_is_one_message },
 	{ "host_qmp_reply_with_event_in_a_string_is_a_reply", reply_with_event_in_a_string_is_a_reply },
 	{ "host_qmp_event_and_greeting_are_recognised", event_and_greeting_are_recognised },
+	{ "host_qmp_endless_message_is_cut_off_at_the_bound",
+	  endless_message_is_cut_off_at_the_bound },
 	{ "host_qmp_strings_in_commands_are_escaped", strings_in_commands_are_escaped },
 	{ "host_qmp_report_prints_the_same_lines", report_prints_the_same_lines },
 	{ "host_qmp_catch_all_bound_stays_exact", catch_all_bound_stays_exact },
