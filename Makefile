@@ -210,6 +210,7 @@ $(OBJ)/tests/unit/test_host_client.o: UNIT_DEFS = -DWSR_HOST_BIN='"$(abspath $(B
 $(BUILD)/unit/test_host_balance: $(HOST_OBJ)
 $(BUILD)/unit/test_host_metrics: $(OBJ)/host/metrics.o
 $(BUILD)/unit/test_host_policy: $(OBJ)/host/policy.o
+$(BUILD)/unit/test_host_senpai: $(OBJ)/host/senpai.o
 
 $(BUILD) $(GUEST) $(BUILD)/unit:
 	$(Q)mkdir -p $@
