@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* wsr-host balance's policies: see policy.h, and the README's "wsr-host balance". */
+/* wsr-host balance's policies: see policy.h, and docs/policies.md. */
 #include <stdio.h>
 #include <string.h>
 #include "policy.h"
@@ -13,8 +13,8 @@ void policy_knobs_default(struct policy_knobs *k)
 	/*
 	 * T = 10 s: the shortest idle time safely above the estimator's error
 	 * (a page touched more often than R + I reads as idle for less than
-	 * 2 (R + I): 3 s with refresh_ms 1000 and the daemon's 500 ms), so no
-	 * page in use counts as idle; short enough that a host reclaims within
+	 * 2 (R + I): 4 s with refresh_ms 1000 and the daemon's default
+	 * --interval-ms 1000, 3 s at 500), so no page in use counts as idle; short enough that a host reclaims within
 	 * a minute.  Slow swap wants more (Google's far memory starts at 120 s).
 	 */
 	k->idle_ms = 10000;

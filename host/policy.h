@@ -45,7 +45,7 @@ enum policy_kind {
 	POLICY_WORKING_SET,	/* the working set */
 };
 
-/* the knobs; policy_knobs_default() documents the defaults (README too) */
+/* the knobs; policy_knobs_default() documents the defaults (docs/policies.md too) */
 struct policy_knobs {
 	enum policy_kind kind;
 	__u64 idle_ms;		/* T: memory idle for less is kept */
