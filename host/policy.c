@@ -14,8 +14,9 @@ void policy_knobs_default(struct policy_knobs *k)
 	 * T = 10 s: the shortest idle time safely above the estimator's error
 	 * (a page touched more often than R + I reads as idle for less than
 	 * 2 (R + I): 4 s with refresh_ms 1000 and the daemon's default
-	 * --interval-ms 1000, 3 s at 500), so no page in use counts as idle; short enough that a host reclaims within
-	 * a minute.  Slow swap wants more (Google's far memory starts at 120 s).
+	 * --interval-ms 1000, 3 s at 500), so no page in use counts as idle;
+	 * short enough that a host reclaims within a minute.  Slow swap wants
+	 * more (Google's far memory starts at 120 s).
 	 */
 	k->idle_ms = 10000;
 	k->headroom = 64 * MIB;
