@@ -87,9 +87,15 @@ struct vm {
 	int busy;			/* a command is in flight */
 	enum op inflight;
 	unsigned int queued;		/* bit per enum op */
-	__u64 balloon_to;		/* the queued or in-flight balloon's target */
+	__u64 balloon_to;		/* the queued balloon's target */
+	__u64 inflight_to;		/* the in-flight balloon's */
 	struct policy_decision d;	/* the decision it carries */
-	int exit_deflate;		/* it is the deflation on exit */
+	int exit_deflate;		/* the deflation on exit is queued or in flight */
+	/*
+	 * the balloon in flight is the exit's: a stop that comes while a
+	 * decision's balloon is in flight queues the exit's behind it
+	 */
+	int exit_inflight;
 
 	unsigned int failures;		/* since the VM last answered a whole tick */
 	double next_connect;
@@ -200,7 +206,7 @@ static void vm_fail(struct vm *v, const char *why)
 	}
 	qmp_close(&v->q);
 	v->state = VM_DOWN;
-	v->busy = v->in_tick = v->exit_deflate = 0;
+	v->busy = v->in_tick = v->exit_deflate = v->exit_inflight = 0;
 	v->queued = 0;
 	v->configured = v->stats_on = v->pending = 0;
 	v->next_connect = now_ms() + delay;
@@ -371,6 +377,10 @@ static void vm_send_next(struct vm *v)
 	}
 	v->busy = 1;
 	v->inflight = op;
+	if (op == OP_BALLOON) {
+		v->inflight_to = v->balloon_to;
+		v->exit_inflight = v->exit_deflate;
+	}
 	v->deadline = now_ms() + (double)cfg->qmp_timeout_ms;
 }
 
@@ -437,11 +447,11 @@ static void vm_reply(struct vm *v, const struct qmp_msg *r)
 	case OP_BALLOON:
 		if (!ok) {
 			say(v, "QMP balloon refused: %s", refusal(r));
-			exit_failed += v->exit_deflate;
-		} else if (v->exit_deflate) {
-			say(v, "on exit: deflated to %llu MiB", (unsigned long long)(v->balloon_to / MIB));
+			exit_failed += v->exit_inflight;
+		} else if (v->exit_inflight) {
+			say(v, "on exit: deflated to %llu MiB", (unsigned long long)(v->inflight_to / MIB));
 		} else {
-			v->target = v->sent = v->balloon_to;
+			v->target = v->sent = v->inflight_to;
 			v->touched = 1;
 			/*
 			 * The balloon now moves towards it, from where the
@@ -453,9 +463,10 @@ static void vm_reply(struct vm *v, const struct qmp_msg *r)
 			v->ref_valid = 0;
 			v->queued |= 1u << OP_QUERY;
 			v->decisions++;
-			log_decision(v, &v->d, v->balloon_to);
+			log_decision(v, &v->d, v->inflight_to);
 		}
-		v->exit_deflate = 0;
+		if (v->exit_inflight)
+			v->exit_deflate = v->exit_inflight = 0;
 		break;
 	default:
 		break;

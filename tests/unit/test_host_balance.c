@@ -48,6 +48,8 @@ struct fake {
 	int muted;			/* one was: nothing more on this connection */
 	double muted_ms;
 	int endless;			/* answer the first command with an endless message */
+	int hold_balloon;		/* take the next balloon command, answer it later */
+	int held;			/* a balloon command waits for its answer */
 	int flooding;			/* sending it now */
 	unsigned long long flooded;	/* bytes of it sent on the last connection */
 	unsigned int cut;		/* connections cut off during it */
@@ -137,6 +139,13 @@ static void answer(struct fake *f, const char *cmd)
 			 8 * MIB, 100 * MIB, f->cmds);
 		say(f, s);
 	} else if (strstr(cmd, "\"balloon\"") && (v = strstr(cmd, "\"value\":"))) {
+		if (f->hold_balloon && !f->held) {
+			/* answered by release_balloon(); QMP answers in order */
+			f->held = 1;
+			f->last_balloon = strtoull(v + 8, NULL, 10);
+			f->balloons++;
+			return;
+		}
 		f->actual = f->last_balloon = strtoull(v + 8, NULL, 10);
 		if (!f->balloons || f->last_balloon < f->min_balloon)
 			f->min_balloon = f->last_balloon;
@@ -700,6 +709,51 @@ static const char *on_exit_gone(void)
 	return NULL;
 }
 
+static int a_held(void)
+{
+	return vm[0].held;
+}
+
+/* the held balloon command of @f answered */
+static void release_balloon(struct fake *f)
+{
+	f->hold_balloon = f->held = 0;
+	f->actual = f->last_balloon;
+	say(f, "{\"return\": {}}");
+}
+
+/*
+ * A stop that comes while a decision's balloon command is in flight: its
+ * answer is that decision's, and the deflation on exit still goes out
+ * after it.
+ */
+static const char *on_exit_after_a_balloon_in_flight(void)
+{
+	double end;
+	int st = -1;
+
+	ASSERT_TRUE(serve_until(3000, both_set), "a target on both in 3 s");
+	vm[0].hold_balloon = 1;
+	ASSERT_TRUE(serve_until(8000, a_held), "another balloon command to a in 8 s");
+	ASSERT_LT(vm[0].last_balloon, RAM, "the held command's target");
+	kill(balance_pid, SIGTERM);
+	serve(300);
+	release_balloon(&vm[0]);
+	for (end = mono_ms() + 2000; mono_ms() < end && st < 0;) {
+		serve(20);
+		if (waitpid(balance_pid, &st, WNOHANG) == balance_pid)
+			balance_pid = 0;
+		else
+			st = -1;
+	}
+	ASSERT_EQ(balance_pid, 0, "balance exited within 2 s of the answer");
+	ASSERT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0, "balance's exit status %d is 0", st);
+	ASSERT_EQ(vm[0].last_balloon, RAM, "a's target on exit");
+	ASSERT_HAS_SUBSTR(file_text("err"), "vm=a on exit: deflated to 512 MiB",
+			  "a's deflation logged");
+	return NULL;
+}
+
 static const char *test_on_exit(void)
 {
 	const char *err = start(NULL, NULL, 0, NULL);
@@ -713,7 +767,10 @@ static const char *test_on_exit(void)
 	err = err ? err : finish(on_exit_stuck());
 	if (!err)
 		err = start(NULL, NULL, 0, NULL);
-	return err ? err : finish(on_exit_gone());
+	err = err ? err : finish(on_exit_gone());
+	if (!err)
+		err = start(NULL, NULL, 0, NULL);
+	return err ? err : finish(on_exit_after_a_balloon_in_flight());
 }
 
 static int a_set(void)
