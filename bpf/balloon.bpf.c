@@ -37,8 +37,8 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
  * without them is better refused at load than called through a NULL.
  */
 extern int bpf_virtio_balloon_ws_config(void *cfg, __u32 cfg__sz) __ksym;
-extern int bpf_virtio_balloon_ws_report(void *nodes, __u32 nodes__sz, __u64 configs,
-					__u32 cause, __u64 data_age_ms) __ksym;
+extern int bpf_virtio_balloon_ws_report(void *nodes, __u32 nodes__sz, void *report,
+					__u32 report__sz) __ksym;
 
 /*
  * Made and pinned by the first load of this object, kept by "wsr balloon
@@ -99,7 +99,7 @@ static __noinline int balloon_config(struct scratch *s)
  */
 static __noinline __u32 balloon_build(struct scratch *s)
 {
-	__u32 n, i, flags;
+	__u32 n, i, flags, hflags = 0;
 
 	flags = walk_subtree(root_memcg_css(), 0, nr_nodes, &s->bbins, s);
 	for (n = 0; n < WSR_MAX_NODES && n < nr_nodes; n++) {
@@ -108,11 +108,16 @@ static __noinline __u32 balloon_build(struct scratch *s)
 
 		bn->node_id = n;
 		bn->reserved = 0;
+		hflags |= h->flags;
 		for (i = 0; i < WSR_MAX_BINS; i++) {
 			bn->anon_bytes[i] = h->anon[i] << WSR_PAGE_SHIFT;
 			bn->file_bytes[i] = h->file[i] << WSR_PAGE_SHIFT;
 		}
 	}
+	/* the wire's flags: the root memcg's lruvecs can swap unless the guest cannot */
+	s->breport.flags = flags & WSR_REPORT_INCOMPLETE ? VIRTIO_BALLOON_WS_F_INCOMPLETE : 0;
+	if (!wsr_hist_anon_reclaimable(hflags))
+		s->breport.flags |= VIRTIO_BALLOON_WS_F_ANON_UNRECLAIMABLE;
 	return flags;
 }
 
@@ -121,14 +126,18 @@ static __noinline int balloon_send(struct scratch *s, struct wsr_balloon *b, __u
 			       __u32 flags)
 {
 	__u32 nr = nr_nodes > WSR_MAX_NODES ? WSR_MAX_NODES : nr_nodes, n;
+	struct wsr_balloon_report *r = &s->breport;
 	__u64 age_ms = s->data_age_j * 1000 / CONFIG_HZ;
 	int err;
 
 	if (!nr)
 		return -EINVAL;
+	r->configs = s->bcfg.configs;
+	r->data_age_ms = age_ms;
+	mem_pressure(&r->mem_some_us, &r->mem_full_us);
 	/* the balloon's causes are the wire's (wsr.h) */
-	err = bpf_virtio_balloon_ws_report(s->bnodes, nr * sizeof(s->bnodes[0]),
-					   s->bcfg.configs, cause, age_ms);
+	r->cause = cause;
+	err = bpf_virtio_balloon_ws_report(s->bnodes, nr * sizeof(s->bnodes[0]), r, sizeof(*r));
 	__sync_fetch_and_add(err ? &b->refused : &b->sent, 1);
 	b->time_ns = bpf_ktime_get_boot_ns();
 	b->err = err;
@@ -136,6 +145,7 @@ static __noinline int balloon_send(struct scratch *s, struct wsr_balloon *b, __u
 	b->flags = flags;
 	b->nr_nodes = nr;
 	b->data_age_ms = age_ms;
+	b->header = *r;
 	b->config = s->bcfg;
 	for (n = 0; n < WSR_MAX_NODES && n < nr; n++)
 		b->nodes[n] = s->bnodes[n];

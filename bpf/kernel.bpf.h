@@ -97,6 +97,91 @@ static __always_inline struct mem_cgroup *cgroup_memcg(struct cgroup *cgrp)
 	return (void *)css - bpf_core_field_offset(struct mem_cgroup, css);
 }
 
+/*
+ * mm's and PSI's globals.  Untyped: 6.1's BTF describes no global variable
+ * that is not per-CPU, so libbpf finds them in kallsyms.  Weak: a kernel
+ * without them (no swap, no PSI) still loads us; their address is then 0,
+ * and reading it fails.
+ */
+extern const void nr_swap_pages __ksym __weak;
+extern const void vm_swappiness __ksym __weak;
+extern const void psi_system __ksym __weak;
+
+
+/*
+ * Swap pages @memcg may still use, as mem_cgroup_get_nr_swap_pages() limits
+ * them on the way up (without the global count): with fewer than
+ * MIN_LRU_BATCH, MGLRU ages it without anon (can_swap 0).
+ */
+static __noinline __s64 memcg_swap_room(struct mem_cgroup *memcg)
+{
+	struct cgroup_subsys_state *css = &memcg->css, *parent;
+	__s64 room = 0x7fffffffffffffffLL, r;
+	__u32 i;
+
+	for (i = 0; i < WSR_MAX_ANCESTORS; i++) {
+		struct mem_cgroup *m = css_memcg(css);
+
+		parent = BPF_CORE_READ(css, parent);
+		if (!parent)
+			break;
+		r = (__s64)BPF_CORE_READ(m, swap.max) - BPF_CORE_READ(m, swap.usage.counter);
+		if (r < room)
+			room = r;
+		css = parent;
+	}
+	return room < 0 ? 0 : room;
+}
+
+/*
+ * get_swappiness() != 0 for @memcg's lruvecs: can MGLRU age and reclaim
+ * their anon?  vm.swappiness, which cgroup v2 uses for every memcg in 6.1,
+ * is not 0, and MIN_LRU_BATCH swap pages are free on the machine and left
+ * to the memcg.  (can_demote() is taken as false: a guest has no memory
+ * tiers.)  Yes when the globals cannot be read.
+ */
+static __noinline int memcg_can_swap(struct mem_cgroup *memcg)
+{
+	long free = 0;
+	int swappiness = 0;
+
+	if (bpf_probe_read_kernel(&swappiness, sizeof(swappiness), &vm_swappiness) ||
+	    bpf_probe_read_kernel(&free, sizeof(free), &nr_swap_pages))
+		return 1;
+	if (swappiness <= 0 || free < WSR_MIN_LRU_BATCH)
+		return 0;
+	return memcg_swap_room(memcg) >= WSR_MIN_LRU_BATCH;
+}
+
+/*
+ * PSI's totals, wherever the running kernel keeps them in struct psi_group
+ * (ns, [aggregator][state]); our own flavour, so that a vmlinux.h built
+ * without PSI compiles.  The indices are 6.1's, unchanged since: PSI_AVGS
+ * 0, PSI_MEM_SOME 2, PSI_MEM_FULL 3.
+ */
+struct psi_group___wsr {
+	__u64 total[2][6];
+} __attribute__((preserve_access_index));
+
+/*
+ * The guest's memory pressure: the "total=" of /proc/pressure/memory's
+ * "some" and "full" lines, in us, as PSI's averaging work last summed them
+ * (every 2 s while tasks run, and at each read of the file).  0 without PSI.
+ */
+static __always_inline void mem_pressure(__u64 *some_us, __u64 *full_us)
+{
+	struct psi_group___wsr *g = (void *)&psi_system;
+	__u64 some = 0, full = 0;
+
+	*some_us = *full_us = 0;
+	if (!g || !bpf_core_field_exists(g->total) ||
+	    bpf_core_read(&some, sizeof(some), &g->total[0][2]) ||
+	    bpf_core_read(&full, sizeof(full), &g->total[0][3]))
+		return;
+	*some_us = some / 1000;
+	*full_us = full / 1000;
+}
+
 /* what this reclaim pass reports (see bpf/reclaim.h) */
 static __always_inline enum wsr_reclaim_report pass_reports(struct scan_control *sc)
 {

@@ -132,12 +132,18 @@ static __always_inline void init_hist(struct wsr_hist *h, const struct wsr_confi
 						  : cfg->intervals_ms[i];
 	}
 	h->nr_bins = n + 1;
+	h->flags = 0;
 }
 
-/* add the live generations of @lruvec into @h; s->data_age_j keeps the oldest */
+/*
+ * Add the live generations of @lruvec into @h, its anon only if its memcg
+ * can swap (WSR_HIST_NOSWAP); s->data_age_j keeps the oldest.
+ */
 static __noinline int add_lruvec(struct lruvec *lruvec, const struct wsr_config *cfg,
 				 struct wsr_hist *h, struct scratch *s)
 {
+	int can_swap = memcg_can_swap(lruvec_memcg(lruvec));
+	__u32 gen;
 	__u64 age;
 
 	if (read_gens(lruvec, s))
@@ -148,6 +154,12 @@ static __noinline int add_lruvec(struct lruvec *lruvec, const struct wsr_config 
 	s->gens.now = bpf_jiffies64();
 	s->gens.skip = 0;
 	read_parts(lruvec, s);
+	h->flags |= can_swap ? WSR_HIST_SWAP : WSR_HIST_NOSWAP;
+	if (!can_swap) {
+		for (gen = 0; gen < WSR_NR_GENS; gen++)
+			s->gens.pages[gen][0] = 0;
+		s->v.parts.t[0].nr = 0;
+	}
 	age = wsr_gens_data_age(&s->gens);
 	if (age > s->data_age_j)
 		s->data_age_j = age;

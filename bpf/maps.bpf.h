@@ -57,6 +57,7 @@ struct scratch {
 	struct wsr_balloon_config bcfg;	/* the balloon device's configuration */
 	struct wsr_config bbins;	/* its bins, as our histograms take them */
 	struct wsr_balloon_node bnodes[WSR_MAX_NODES];
+	struct wsr_balloon_report breport;	/* its header: balloon_build() sets the flags */
 	__u64 data_age_j;	/* of the lruvecs added so far: see add_lruvec() */
 };
 

@@ -10,7 +10,6 @@
 #include "wsr.h"
 #include "pure.h"
 
-#define WSR_MIN_LRU_BATCH	64	/* mm/vmscan.c: BITS_PER_LONG */
 /* memcg levels below a refresh's root whose protection is computed exactly */
 #define WSR_PROT_LEVELS		8
 

@@ -71,31 +71,6 @@ static __noinline int memcg_protected(struct mem_cgroup *memcg, __u64 root_id)
 	return wsr_below_min(&lv[WSR_PROT_LEVELS - n], n, recursive);
 }
 
-/*
- * Swap pages @memcg may still use, as mem_cgroup_get_nr_swap_pages() limits
- * them on the way up (without the global count, which user space adds):
- * with fewer than MIN_LRU_BATCH, MGLRU ages it without anon (can_swap 0).
- */
-static __noinline __s64 memcg_swap_room(struct mem_cgroup *memcg)
-{
-	struct cgroup_subsys_state *css = &memcg->css, *parent;
-	__s64 room = 0x7fffffffffffffffLL, r;
-	__u32 i;
-
-	for (i = 0; i < WSR_MAX_ANCESTORS; i++) {
-		struct mem_cgroup *m = css_memcg(css);
-
-		parent = BPF_CORE_READ(css, parent);
-		if (!parent)
-			break;
-		r = (__s64)BPF_CORE_READ(m, swap.max) - BPF_CORE_READ(m, swap.usage.counter);
-		if (r < room)
-			room = r;
-		css = parent;
-	}
-	return room < 0 ? 0 : room;
-}
-
 /* what each reader's refresh ages, by its tgid (see struct wsr_refresh_args) */
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);

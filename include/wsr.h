@@ -98,8 +98,24 @@ struct wsr_hist {
 	__u64 anon[WSR_MAX_BINS];
 	__u64 file[WSR_MAX_BINS];
 	__u32 nr_bins;
-	__u32 pad;
+	__u32 flags;		/* WSR_HIST_* */
 };
+
+/*
+ * What a histogram's lruvecs could swap.  MGLRU moves no anon page between
+ * generations where it cannot swap (get_swappiness() is 0: no swap, a full
+ * one, vm.swappiness 0, memory.swap.max): the ages of that anon mean
+ * nothing and it cannot be reclaimed, so, as the seed, it is not binned.
+ * Its anon is "reclaimable" unless every lruvec summed had no swap.
+ */
+#define WSR_MIN_LRU_BATCH	64	/* mm/vmscan.c: BITS_PER_LONG */
+#define WSR_HIST_SWAP		1	/* a lruvec summed could swap */
+#define WSR_HIST_NOSWAP		2	/* a lruvec summed could not: its anon left out */
+
+static inline int wsr_hist_anon_reclaimable(__u32 flags)
+{
+	return !(flags & WSR_HIST_NOSWAP) || (flags & WSR_HIST_SWAP);
+}
 
 /*
  * Why a report was made: the balloon's two causes are the wire's, so that
@@ -199,6 +215,16 @@ struct wsr_balloon_node {
 	__u64 file_bytes[WSR_MAX_BINS];
 };
 
+/* a report's header as the report kfunc takes it (the driver numbers reclaim reports) */
+struct wsr_balloon_report {
+	__u64 configs;		/* the configs count of the bins used */
+	__u64 data_age_ms;
+	__u64 mem_some_us;	/* memory pressure: PSI totals since boot */
+	__u64 mem_full_us;
+	__u32 cause;		/* VIRTIO_BALLOON_WS_CAUSE_* */
+	__u32 flags;		/* VIRTIO_BALLOON_WS_F_* */
+};
+
 /* Pinned map "balloon": what wsr last handed to the balloon driver */
 struct wsr_balloon {
 	__u64 claim_ns;		/* when the last reclaim report was claimed */
@@ -213,6 +239,7 @@ struct wsr_balloon {
 	__u32 cause;		/* enum wsr_report_cause */
 	__u32 nr_nodes;
 	__u32 flags;		/* WSR_REPORT_* */
+	struct wsr_balloon_report header;	/* the header it handed over */
 	/* the device's report_ms as last read, and when (boot ns) */
 	__u64 cache_report_ms;
 	__u64 cache_ns;

@@ -14,6 +14,8 @@ static void balloon_hist(const struct wsr_balloon *b, __u32 n, struct wsr_hist *
 
 	memset(h, 0, sizeof(*h));
 	h->nr_bins = nr > WSR_MAX_BINS ? WSR_MAX_BINS : nr;
+	if (b->header.flags & VIRTIO_BALLOON_WS_F_ANON_UNRECLAIMABLE)
+		h->flags = WSR_HIST_NOSWAP;
 	for (i = 0; i < h->nr_bins; i++) {
 		h->bound_ms[i] = i + 1 < h->nr_bins ? b->config.intervals_ms[i] : WSR_BIN_INF;
 		h->anon[i] = b->nodes[n].anon_bytes[i] >> WSR_PAGE_SHIFT;
@@ -88,6 +90,9 @@ static struct json_object *balloon_json(const char *dir, const struct wsr_balloo
 	       wsr_json_add(last, "time_ns", wsr_json_u64(b->time_ns)) |
 	       wsr_json_add(last, "cause", json_object_new_string(wsr_cause_name(b->cause))) |
 	       wsr_json_add(last, "data_age_ms", wsr_json_u64(b->data_age_ms)) |
+	       wsr_json_add(last, "flags", wsr_json_u64(b->header.flags)) |
+	       wsr_json_add(last, "mem_some_us", wsr_json_u64(b->header.mem_some_us)) |
+	       wsr_json_add(last, "mem_full_us", wsr_json_u64(b->header.mem_full_us)) |
 	       wsr_json_add(last, "err", json_object_new_int(b->err));
 	for (n = 0; n < b->nr_nodes && n < WSR_MAX_NODES; n++) {
 		balloon_hist(b, n, &h);
@@ -127,6 +132,11 @@ int print_balloon(const char *dir, const struct wsr_balloon *b, bool json)
 	       wsr_cause_name(b->cause), b->time_ns ? (wsr_now_ns() - b->time_ns) / 1e9 : 0.0,
 	       (unsigned long long)b->data_age_ms, b->err, (unsigned long long)b->sent,
 	       (unsigned long long)b->refused, (unsigned long long)b->hook_answers);
+	printf("its header: anon %s, memory pressure some %llu us full %llu us\n",
+	       b->header.flags & VIRTIO_BALLOON_WS_F_ANON_UNRECLAIMABLE ?
+	       "not reclaimable (the guest cannot swap; not in the bins)" : "reclaimable",
+	       (unsigned long long)b->header.mem_some_us,
+	       (unsigned long long)b->header.mem_full_us);
 	printf("global reclaim passes %llu, configuration read on them %llu times%s\n",
 	       (unsigned long long)b->reclaim_passes, (unsigned long long)b->config_reads,
 	       b->flags & WSR_REPORT_INCOMPLETE ? "; last report incomplete" : "");

@@ -258,6 +258,8 @@ const struct wsr_cmd cmd_metrics = {
 "      pages in bytes; idle_le_ms is its upper bound, \"+Inf\" the catch-all\n"
 "  wsr_working_set_age_seconds{memcg,node}   since its data was collected\n"
 "  wsr_working_set_incomplete{memcg,node}    1: its memcg walk ran out of steps\n"
+"  wsr_working_set_anon_reclaimable{memcg,node}  0: none of its memory can\n"
+"      swap, and its anon is not in the bins\n"
 "  wsr_reports_total{memcg,node,cause=\"reclaim\"}  reports made on reclaim\n\n"
 "  -m, --memcg PATH       this memcg too (repeatable)\n"
 "  -a, --all-memcgs       every memcg with a configuration (wsr set)\n"

@@ -67,6 +67,9 @@ struct json_object *wsr_hist_json(__u32 node, const struct wsr_hist *h)
 	}
 	/* keys in this order: scripts read "node" before "bins" */
 	err |= wsr_json_add(o, "node", wsr_json_u64(node));
+	/* false: none of its memory could swap, and its anon is not in the bins */
+	err |= wsr_json_add(o, "anon_reclaimable",
+			    json_object_new_boolean(wsr_hist_anon_reclaimable(h->flags)));
 	err |= wsr_json_add(o, "bins", bins);
 	return built(o, err);
 }

@@ -52,6 +52,13 @@ int wsr_print_metrics(FILE *f, const struct wsr_metrics_entry *e, size_t nr, __u
 		series(f, "wsr_working_set_incomplete", &e[i]);
 		fprintf(f, "} %d\n", !!(e[i].rep.flags & WSR_REPORT_INCOMPLETE));
 	}
+	wsr_prom_head(f, "wsr_working_set_anon_reclaimable", "gauge",
+		      "0 if none of the histogram's memory can swap (no swap, a full one, "
+		      "vm.swappiness 0, memory.swap.max): its anon is then not in the bins.");
+	for (i = 0; i < nr; i++) {
+		series(f, "wsr_working_set_anon_reclaimable", &e[i]);
+		fprintf(f, "} %d\n", wsr_hist_anon_reclaimable(e[i].rep.hist.flags));
+	}
 	wsr_prom_head(f, "wsr_reports_total", "counter",
 		      "Working-set reports made, by cause: reclaim (global reclaim for memcg \"/\", "
 		      "reclaim within the memcg's limits otherwise; at most one per report_ms).");

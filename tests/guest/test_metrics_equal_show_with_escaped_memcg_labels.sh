@@ -98,7 +98,8 @@ labels=$(grep -o '^wsr_reports_total{memcg="[^,]*,node="[0-9]*"' /tmp/gm.prom | 
 grep -q 'memcg="/gm-unconfigured"' /tmp/gm.prom && fail "an unconfigured memcg is shown"
 grep -qxF "wsr_reports_total{memcg=\"$esc\",node=\"0\",cause=\"reclaim\"} 1" /tmp/gm.prom ||
 	fail "not 1 reclaim report of /$name on node 0: $(grep "^wsr_reports_total" /tmp/gm.prom | paste -sd' ')"
-for m in wsr_working_set_bytes wsr_working_set_age_seconds wsr_working_set_incomplete wsr_reports_total; do
+for m in wsr_working_set_bytes wsr_working_set_age_seconds wsr_working_set_incomplete \
+	wsr_working_set_anon_reclaimable wsr_reports_total; do
 	{ grep -q "^# HELP $m " /tmp/gm.prom && grep -q "^# TYPE $m " /tmp/gm.prom; } ||
 		fail "no HELP and TYPE of $m"
 done

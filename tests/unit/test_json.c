@@ -21,7 +21,7 @@ static const struct wsr_report rep = {
 #define REPORT_TEXT							\
 	"{\"memcg\":\"/est-deep/a\",\"seq\":3,\"time_ns\":123456789012,"	\
 	"\"cause\":\"reclaim\",\"incomplete\":false,\"histogram\":"	\
-	"{\"node\":1,\"bins\":[{\"ms\":1000,\"anon\":618,\"file\":10},"	\
+	"{\"node\":1,\"anon_reclaimable\":true,\"bins\":[{\"ms\":1000,\"anon\":618,\"file\":10},"	\
 	"{\"ms\":9223372036854775807,\"anon\":1004,\"file\":182}]}}\n"
 
 /* what wsr_json_print() wrote for @obj */
@@ -48,6 +48,24 @@ static const char *report_prints_as_before(void)
 	char *out = printed(wsr_report_json("/est-deep/a", 1, &rep));
 
 	ASSERT_STREQ(out, REPORT_TEXT, "the report");
+	free(out);
+	return NULL;
+}
+
+/* a histogram of memory none of which can swap says so: its anon bins are empty */
+static const char *histogram_without_swap_says_anon_is_not_reclaimable(void)
+{
+	struct wsr_report r = rep;
+	char *out;
+
+	r.hist.flags = WSR_HIST_NOSWAP;
+	out = printed(wsr_report_json("/noswap", 0, &r));
+	ASSERT_HAS_SUBSTR(out, "\"node\":0,\"anon_reclaimable\":false,\"bins\"", "the report");
+	free(out);
+	/* one memcg that can swap is enough for its anon to count */
+	r.hist.flags = WSR_HIST_NOSWAP | WSR_HIST_SWAP;
+	out = printed(wsr_report_json("/mixed", 0, &r));
+	ASSERT_HAS_SUBSTR(out, "\"anon_reclaimable\":true", "the report");
 	free(out);
 	return NULL;
 }
@@ -114,7 +132,8 @@ static const char *empty_and_failed_objects(void)
 	struct json_object *o = json_object_new_object();
 	int err;
 
-	ASSERT_STREQ(out, "{\"node\":4,\"bins\":[]}\n", "a histogram of no bins");
+	ASSERT_STREQ(out, "{\"node\":4,\"anon_reclaimable\":true,\"bins\":[]}\n",
+		     "a histogram of no bins");
 	free(out);
 	ASSERT_EQ(wsr_json_print(stdout, NULL, "\n"), -1, "printing NULL");
 	ASSERT_EQ(wsr_json_add(NULL, "k", json_object_new_int(1)), -1, "adding to NULL");
@@ -139,6 +158,8 @@ static const char *fixed_decimals_print_as_printf(void)
 
 static const struct unit_test tests[] = {
 	{ "json_report_prints_as_before", report_prints_as_before },
+	{ "json_histogram_without_swap_says_anon_is_not_reclaimable",
+	  histogram_without_swap_says_anon_is_not_reclaimable },
 	{ "json_memcg_path_with_quotes_and_controls_round_trips",
 	  memcg_path_with_quotes_and_controls_round_trips },
 	{ "json_catch_all_bound_is_an_exact_integer", catch_all_bound_is_an_exact_integer },

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The balloon kfuncs' arguments, field by field: struct wsr_balloon_config
- * and struct wsr_balloon_node (include/wsr.h) against the patched driver's
- * struct virtio_balloon_ws_bpf_config and struct virtio_balloon_ws_bpf_node
+ * The balloon kfuncs' arguments, field by field: struct wsr_balloon_config,
+ * struct wsr_balloon_node and struct wsr_balloon_report (include/wsr.h)
+ * against the patched driver's struct virtio_balloon_ws_bpf_config,
+ * struct virtio_balloon_ws_bpf_node and struct virtio_balloon_ws_bpf_report
  * as the kernel make built describes them in its BTF (the module's, split
  * off vmlinux's; vmlinux's when the driver is built in).  The driver checks
  * only their sizes: a field moved within the same size would pass it.
@@ -37,6 +38,12 @@ static const struct field config_fields[] = {
 static const struct field node_fields[] = {
 	FIELD(wsr_balloon_node, node_id), FIELD(wsr_balloon_node, reserved),
 	FIELD(wsr_balloon_node, anon_bytes), FIELD(wsr_balloon_node, file_bytes),
+};
+
+static const struct field report_fields[] = {
+	FIELD(wsr_balloon_report, configs), FIELD(wsr_balloon_report, data_age_ms),
+	FIELD(wsr_balloon_report, mem_some_us), FIELD(wsr_balloon_report, mem_full_us),
+	FIELD(wsr_balloon_report, cause), FIELD(wsr_balloon_report, flags),
 };
 
 static struct btf *vmlinux, *driver;
@@ -118,9 +125,16 @@ static const char *balloon_node_is_the_drivers(void)
 			   node_fields, sizeof(node_fields) / sizeof(node_fields[0]));
 }
 
+static const char *balloon_report_is_the_drivers(void)
+{
+	return same_layout("virtio_balloon_ws_bpf_report", sizeof(struct wsr_balloon_report),
+			   report_fields, sizeof(report_fields) / sizeof(report_fields[0]));
+}
+
 static const struct unit_test tests[] = {
 	{ "balloon_config_is_the_drivers", balloon_config_is_the_drivers },
 	{ "balloon_node_is_the_drivers", balloon_node_is_the_drivers },
+	{ "balloon_report_is_the_drivers", balloon_report_is_the_drivers },
 };
 
 UNIT_MAIN(tests)

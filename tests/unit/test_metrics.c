@@ -34,6 +34,9 @@ static char *exposition(const char *name)
 		e[i].reclaim_reports = i * 3;
 		r->time_ns = NOW_NS - 1500000000ULL * i;
 		r->flags = i == 3 ? WSR_REPORT_INCOMPLETE : 0;
+		/* "/job" on node 0 could not swap; on node 1 one of its memcgs could */
+		r->hist.flags = i == 2 ? WSR_HIST_NOSWAP :
+				i == 3 ? WSR_HIST_NOSWAP | WSR_HIST_SWAP : WSR_HIST_SWAP;
 		r->hist.nr_bins = 4;
 		for (b = 0; b < 4; b++) {
 			r->hist.bound_ms[b] = bounds[b];
@@ -70,11 +73,16 @@ static const char *test_samples(void)
 		"wsr_working_set_age_seconds{memcg=\"/job\",node=\"1\"} 4.500\n",
 		"wsr_working_set_incomplete{memcg=\"/job\",node=\"0\"} 0\n",
 		"wsr_working_set_incomplete{memcg=\"/job\",node=\"1\"} 1\n",
+		"# TYPE wsr_working_set_anon_reclaimable gauge\n",
+		"wsr_working_set_anon_reclaimable{memcg=\"/\",node=\"0\"} 1\n",
+		"wsr_working_set_anon_reclaimable{memcg=\"/job\",node=\"0\"} 0\n",
+		"wsr_working_set_anon_reclaimable{memcg=\"/job\",node=\"1\"} 1\n",
 		"# TYPE wsr_reports_total counter\n",
 		"wsr_reports_total{memcg=\"/job\",node=\"1\",cause=\"reclaim\"} 9\n",
 	};
 	static const char *const names[] = { "wsr_working_set_bytes",
-		"wsr_working_set_age_seconds", "wsr_working_set_incomplete", "wsr_reports_total" };
+		"wsr_working_set_age_seconds", "wsr_working_set_incomplete",
+		"wsr_working_set_anon_reclaimable", "wsr_reports_total" };
 	char *t = exposition("/job"), help[128], type[128];
 	const char *h;
 	unsigned int i;
@@ -85,7 +93,7 @@ static const char *test_samples(void)
 	/* 2 memcgs x 2 nodes x 4 bins x 2 types */
 	ASSERT_EQ(count(t, "\nwsr_working_set_bytes{"), 32, "working-set samples");
 	/* every metric has its HELP, right before its TYPE */
-	for (i = 0; i < 4; i++) {
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		snprintf(help, sizeof(help), "# HELP %s ", names[i]);
 		snprintf(type, sizeof(type), "\n# TYPE %s ", names[i]);
 		h = strstr(t, help);
