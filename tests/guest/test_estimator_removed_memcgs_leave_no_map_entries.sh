@@ -1,0 +1,52 @@
+# A memcg that goes away takes its entries with it: 60 memcgs, each
+# configured (knobs), read (live histograms), reported on (reclaim within
+# its limit) and aged (kept parts of its generations), then removed, leave
+# every map with the entries it had before they were made.
+. "$(dirname "$0")/lib.sh"
+wsr_start
+maps="config reports live reaccess vgens"
+# count MAP: entries of a pinned map
+count() {
+	bpftool -j map dump pinned "/sys/fs/bpf/wsr/$1" 2>/tmp/bt.err | grep -o '"key":' | wc -l
+}
+before=""
+for m in $maps; do before="$before $m=$(count "$m")"; done
+info "before:$before"
+for i in $(seq 1 60); do
+	d=$(make_memcg "est-gone$i")
+	expect_ok wsr set --memcg "/est-gone$i" intervals_ms 1000,2000,4000
+	expect_ok wsr set --memcg "/est-gone$i" report_ms 100
+	expect_ok wsr set --memcg "/est-gone$i" refresh_ms 1
+	[ "$i" -gt 3 ] || echo 8M >"$d/memory.max"
+done
+# three of them under their limit: reclaim reports and agings
+pids=""
+for i in 1 2 3; do
+	wsr-workload --hot 12 --cold 0 --period-ms 50 --cgroup "/sys/fs/cgroup/est-gone$i" >/dev/null &
+	pids="$pids $!"
+done
+sleep 3
+for i in $(seq 1 60); do
+	wsr show --memcg "/est-gone$i" >/dev/null || fail "wsr show of /est-gone$i failed"
+done
+during=""
+for m in $maps; do during="$during $m=$(count "$m")"; done
+info "with the 60:$during"
+# shellcheck disable=SC2086 # one word per pid
+kill $pids
+wait 2>/dev/null
+# more_by MAP N: MAP had at least N more entries with the 60 memcgs
+more_by() {
+	local n b
+	n=$(echo "$during" | tr ' ' '\n' | sed -n "s/^$1=//p")
+	b=$(echo "$before" | tr ' ' '\n' | sed -n "s/^$1=//p")
+	[ "$n" -ge $((b + $2)) ] || fail "$1 has $n entries with the 60 memcgs, $b before: nothing to remove"
+}
+more_by config 60
+more_by live 60
+more_by reports 3
+for i in $(seq 1 60); do rmdir "/sys/fs/cgroup/est-gone$i" || fail "cannot remove est-gone$i"; done
+after=""
+for m in $maps; do after="$after $m=$(count "$m")"; done
+info "after:$after"
+[ "$after" = "$before" ] || fail "entries before:$before, after removing the 60:$after"
