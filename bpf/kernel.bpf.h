@@ -139,8 +139,13 @@ static __noinline __s64 memcg_swap_room(struct mem_cgroup *memcg)
  * is not 0, and MIN_LRU_BATCH swap pages are free on the machine and left
  * to the memcg.  (can_demote() is taken as false: a guest has no memory
  * tiers.)  Yes when the globals cannot be read.
+ *
+ * A global function, checked on its own: its answer is then unknown to
+ * the verifier of its callers.  A static one's was not, and 6.1's verifier
+ * removed the callers' code for "cannot swap" as dead after pruning that
+ * path.
  */
-static __noinline int memcg_can_swap(struct mem_cgroup *memcg)
+__noinline int memcg_can_swap(__u64 memcg)
 {
 	long free = 0;
 	int swappiness = 0;
@@ -150,7 +155,7 @@ static __noinline int memcg_can_swap(struct mem_cgroup *memcg)
 		return 1;
 	if (swappiness <= 0 || free < WSR_MIN_LRU_BATCH)
 		return 0;
-	return memcg_swap_room(memcg) >= WSR_MIN_LRU_BATCH;
+	return memcg_swap_room((struct mem_cgroup *)memcg) >= WSR_MIN_LRU_BATCH;
 }
 
 /*

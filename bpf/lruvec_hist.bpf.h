@@ -142,7 +142,7 @@ static __always_inline void init_hist(struct wsr_hist *h, const struct wsr_confi
 static __noinline int add_lruvec(struct lruvec *lruvec, const struct wsr_config *cfg,
 				 struct wsr_hist *h, struct scratch *s)
 {
-	int can_swap = memcg_can_swap(lruvec_memcg(lruvec));
+	int can_swap = memcg_can_swap((__u64)lruvec_memcg(lruvec));
 	__u32 gen;
 	__u64 age;
 

@@ -5,7 +5,8 @@
 . "$(dirname "$0")/lib.sh"
 wsr_start
 maps="config reports live reaccess vgens"
-# count MAP: entries of a pinned map
+# count MAP: "key" fields of a pinned map's dump (bpftool prints each
+# entry's key raw and formatted: twice the entries, before as after)
 count() {
 	bpftool -j map dump pinned "/sys/fs/bpf/wsr/$1" 2>/tmp/bt.err | grep -o '"key":' | wc -l
 }
@@ -34,7 +35,8 @@ for m in $maps; do during="$during $m=$(count "$m")"; done
 info "with the 60:$during"
 # shellcheck disable=SC2086 # one word per pid
 kill $pids
-wait 2>/dev/null
+# shellcheck disable=SC2086
+wait $pids 2>/dev/null
 # more_by MAP N: MAP had at least N more entries with the 60 memcgs
 more_by() {
 	local n b
