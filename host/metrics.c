@@ -33,6 +33,60 @@ static void bins(FILE *f, const struct metrics_vm *v)
 			}
 }
 
+/* a VM's latest report has the header of a QEMU with the 32-byte wire header */
+static int has_ext(const struct metrics_vm *v)
+{
+	return v->report && v->report->ext.known;
+}
+
+/*
+ * What the extended header says: the flags as 0/1 gauges, the guest's own
+ * counts as counters (they reset when the guest does, and reclaim_seq
+ * when it wraps).  No sample for a VM without a report, or whose QEMU
+ * does not send them.
+ */
+static void ext_metrics(FILE *f, const struct metrics_vm *vms, unsigned int n)
+{
+	unsigned int i;
+
+	wsr_prom_head(f, "wsr_report_incomplete", "gauge",
+		      "1 if the latest report's bins are a lower bound (the guest cut its walk "
+		      "of the memory cgroups short), else 0.");
+	for (i = 0; i < n; i++)
+		if (has_ext(&vms[i]))
+			vm_sample(f, "wsr_report_incomplete", &vms[i], vms[i].report->ext.incomplete);
+	wsr_prom_head(f, "wsr_report_anon_reclaimable", "gauge",
+		      "0 if the guest could not swap when it made the latest report (its anon "
+		      "bins are then 0), else 1.");
+	for (i = 0; i < n; i++)
+		if (has_ext(&vms[i]))
+			vm_sample(f, "wsr_report_anon_reclaimable", &vms[i],
+				  vms[i].report->ext.anon_reclaimable);
+	wsr_prom_head(f, "wsr_guest_reclaim_reports_total", "counter",
+		      "Reclaim reports the guest's balloon driver made since it was bound, as of "
+		      "the latest report (its reclaim_seq, which wraps at 2^32); more than "
+		      "wsr_reports_total{cause=\"reclaim\"} by those the host did not receive.");
+	for (i = 0; i < n; i++)
+		if (has_ext(&vms[i]))
+			vm_sample(f, "wsr_guest_reclaim_reports_total", &vms[i],
+				  vms[i].report->ext.reclaim_seq);
+	wsr_prom_head(f, "wsr_guest_memory_some_seconds_total", "counter",
+		      "The guest's memory pressure as of the latest report: seconds since it "
+		      "booted during which some of its tasks were stalled on memory (PSI some).");
+	for (i = 0; i < n; i++)
+		if (has_ext(&vms[i]))
+			vm_sample(f, "wsr_guest_memory_some_seconds_total", &vms[i],
+				  vms[i].report->ext.mem_some_us / 1e6);
+	wsr_prom_head(f, "wsr_guest_memory_full_seconds_total", "counter",
+		      "The guest's memory pressure as of the latest report: seconds since it "
+		      "booted during which all of its non-idle tasks were stalled on memory "
+		      "(PSI full).");
+	for (i = 0; i < n; i++)
+		if (has_ext(&vms[i]))
+			vm_sample(f, "wsr_guest_memory_full_seconds_total", &vms[i],
+				  vms[i].report->ext.mem_full_us / 1e6);
+}
+
 char *metrics_text(const struct metrics_vm *vms, unsigned int n)
 {
 	/* what a VM sends, in the order the exposition shows them */
@@ -65,6 +119,7 @@ char *metrics_text(const struct metrics_vm *vms, unsigned int n)
 		if (vms[i].report)
 			vm_sample(f, "wsr_report_data_age_seconds", &vms[i],
 				  vms[i].report->data_age_ms / 1e3);
+	ext_metrics(f, vms, n);
 	wsr_prom_head(f, "wsr_reports_total", "counter",
 		      "Working-set reports received, by cause: request (asked by the host) or "
 		      "reclaim (sent by the guest under memory pressure).");

@@ -25,10 +25,25 @@ struct ws_node {
 	struct ws_bin bins[WSR_MAX_BINS];
 };
 
+/*
+ * The header fields a QEMU with the 32-byte wire header adds to a report
+ * (qemu-patches/0003): "known" 0 when the report has none of them (an
+ * older QEMU), and then the others are 0 and mean nothing.
+ */
+struct ws_report_ext {
+	int known;
+	int incomplete;		/* the guest's walk was cut short: bins are a lower bound */
+	int anon_reclaimable;	/* 0: the guest cannot swap, its anon bins are 0 */
+	__u32 reclaim_seq;	/* reclaim reports the guest's driver made (wraps at 2^32) */
+	__u64 mem_some_us;	/* the guest's PSI memory "some" total, us since boot */
+	__u64 mem_full_us;	/* and "full" */
+};
+
 /* one WORKING_SET_EVENT (or guest-working-set) as the policy reads it */
 struct ws_report {
 	__u32 cause;		/* WSR_CAUSE_REQUEST or WSR_CAUSE_RECLAIM */
 	__u64 data_age_ms;
+	struct ws_report_ext ext;
 	__u32 nr_nodes;
 	struct ws_node nodes[WSR_MAX_NODES];
 };

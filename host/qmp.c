@@ -311,15 +311,59 @@ int qmp_report_header(struct json_object *msg, const char **cause, __u64 *data_a
 	return *cause && !u64_at(r, "data-age-ms", data_age_ms) ? 0 : -1;
 }
 
+/* a boolean member: 0 or 1 into *v, or -1 */
+static int bool_at(struct json_object *obj, const char *key, int *v)
+{
+	struct json_object *o;
+
+	if (!json_object_object_get_ex(obj, key, &o) || !json_object_is_type(o, json_type_boolean))
+		return -1;
+	*v = json_object_get_boolean(o);
+	return 0;
+}
+
+int qmp_report_ext(struct json_object *msg, struct ws_report_ext *x)
+{
+	static const char *const keys[] = {
+		"incomplete", "anon-reclaimable", "reclaim-seq", "mem-some-us", "mem-full-us",
+	};
+	struct json_object *r = report_of(msg);
+	struct ws_report_ext e = { .known = 1 };
+	unsigned int i, there = 0;
+	__u64 seq;
+
+	memset(x, 0, sizeof(*x));
+	for (i = 0; r && i < sizeof(keys) / sizeof(keys[0]); i++)
+		there += has_key(r, keys[i]);
+	if (!there)
+		return 0;
+	if (there != sizeof(keys) / sizeof(keys[0]) || bool_at(r, "incomplete", &e.incomplete) ||
+	    bool_at(r, "anon-reclaimable", &e.anon_reclaimable) ||
+	    u64_at(r, "reclaim-seq", &seq) || seq > 0xffffffffULL ||
+	    u64_at(r, "mem-some-us", &e.mem_some_us) || u64_at(r, "mem-full-us", &e.mem_full_us))
+		return -1;
+	e.reclaim_seq = seq;
+	*x = e;
+	return 0;
+}
+
 void qmp_print_report(FILE *f, struct json_object *msg)
 {
 	struct json_object *r = report_of(msg), *nodes, *node, *bins, *bin;
 	__u64 id, ms, anon, file, age;
+	struct ws_report_ext x;
 	size_t i, j;
 	const char *cause;
 
-	if (!qmp_report_header(msg, &cause, &age))
+	if (!qmp_report_header(msg, &cause, &age)) {
 		fprintf(f, "cause=%s data_age_ms=%llu\n", cause, (unsigned long long)age);
+		if (!qmp_report_ext(msg, &x) && x.known)
+			fprintf(f, "incomplete=%d anon_reclaimable=%d reclaim_seq=%u "
+				"mem_some_us=%llu mem_full_us=%llu\n", x.incomplete,
+				x.anon_reclaimable, x.reclaim_seq,
+				(unsigned long long)x.mem_some_us,
+				(unsigned long long)x.mem_full_us);
+	}
 	if (!r || !json_object_object_get_ex(r, "nodes", &nodes) ||
 	    !json_object_is_type(nodes, json_type_array))
 		return;
@@ -343,6 +387,7 @@ void qmp_print_report(FILE *f, struct json_object *msg)
 
 void qmp_print_json(FILE *f, const struct qmp_msg *msg)
 {
+	struct ws_report_ext x;
 	const char *cause;
 	__u64 age;
 
@@ -352,13 +397,25 @@ void qmp_print_json(FILE *f, const struct qmp_msg *msg)
 	}
 	if (qmp_report_header(msg->obj, &cause, &age)) {
 		fputs("{\"cause\": null, \"data_age_ms\": null", f);
+		x.known = 0;
 	} else {
 		fputs("{\"cause\": ", f);
 		/* QEMU's string, escaped again by json-c */
 		if (wsr_json_print(f, json_object_new_string(cause), ""))
 			fputs("null", f);
 		fprintf(f, ", \"data_age_ms\": %llu", (unsigned long long)age);
+		if (qmp_report_ext(msg->obj, &x))
+			x.known = 0;
 	}
+	if (x.known)
+		fprintf(f, ", \"incomplete\": %s, \"anon_reclaimable\": %s, \"reclaim_seq\": %u, "
+			"\"mem_some_us\": %llu, \"mem_full_us\": %llu",
+			x.incomplete ? "true" : "false", x.anon_reclaimable ? "true" : "false",
+			x.reclaim_seq, (unsigned long long)x.mem_some_us,
+			(unsigned long long)x.mem_full_us);
+	else
+		fputs(", \"incomplete\": null, \"anon_reclaimable\": null, \"reclaim_seq\": null, "
+		      "\"mem_some_us\": null, \"mem_full_us\": null", f);
 	/* the rest of QEMU's object after its "{" */
 	if (json_object_object_length(msg->obj))
 		fputs(", ", f);
@@ -374,7 +431,7 @@ int qmp_report_parse(struct json_object *msg, struct ws_report *out)
 	__u64 id;
 
 	if (!r || qmp_report_header(msg, &cause, &rep.data_age_ms) ||
-	    !json_object_object_get_ex(r, "nodes", &nodes) ||
+	    qmp_report_ext(msg, &rep.ext) || !json_object_object_get_ex(r, "nodes", &nodes) ||
 	    !json_object_is_type(nodes, json_type_array) ||
 	    json_object_array_length(nodes) > WSR_MAX_NODES)
 		return -1;

@@ -433,10 +433,15 @@ static const struct wsr_cmd host_show = {
 	.synopsis = "[--json]",
 	.help =
 "Print the latest report: \"cause=<request|reclaim> data_age_ms=<ms>\", then\n"
-"per node in the seed's format (\"N<node>\" then \"<ms> anon=<pages>\n"
-"file=<pages>\"); nothing before the first report.\n\n"
-"  -j, --json           QEMU's reply with \"cause\" and \"data_age_ms\" first\n"
-"                       (null before the first report)\n",
+"\"incomplete=<0|1> anon_reclaimable=<0|1> reclaim_seq=<n> mem_some_us=<us>\n"
+"mem_full_us=<us>\" (not from a QEMU that predates them), then per node in\n"
+"the seed's format (\"N<node>\" then \"<ms> anon=<pages> file=<pages>\");\n"
+"nothing before the first report.\n\n"
+"  -j, --json           QEMU's reply with \"cause\", \"data_age_ms\",\n"
+"                       \"incomplete\", \"anon_reclaimable\", \"reclaim_seq\",\n"
+"                       \"mem_some_us\" and \"mem_full_us\" first (null before\n"
+"                       the first report; the last five null from an older\n"
+"                       QEMU)\n",
 };
 
 static int do_watch(int argc, char **argv)

@@ -29,6 +29,9 @@ static char *two_vms(const char *name_a)
 	memset(&rep, 0, sizeof(rep));
 	rep.cause = WSR_CAUSE_RECLAIM;
 	rep.data_age_ms = 250;
+	rep.ext = (struct ws_report_ext) { .known = 1, .incomplete = 1, .anon_reclaimable = 1,
+					   .reclaim_seq = 5, .mem_some_us = 2500000,
+					   .mem_full_us = 1250 };
 	rep.nr_nodes = 2;
 	for (n = 0; n < 2; n++) {
 		rep.nodes[n].id = n;
@@ -52,6 +55,15 @@ static const char *test_samples(void)
 		"wsr_working_set_bytes{vm=\"a\",node=\"1\",type=\"anon\",idle_le_ms=\"+Inf\"} 14680064\n",
 		"wsr_report_age_seconds{vm=\"a\"} 1.5\n",
 		"wsr_report_data_age_seconds{vm=\"a\"} 0.25\n",
+		"wsr_report_incomplete{vm=\"a\"} 1\n",
+		"wsr_report_anon_reclaimable{vm=\"a\"} 1\n",
+		"wsr_guest_reclaim_reports_total{vm=\"a\"} 5\n",
+		"wsr_guest_memory_some_seconds_total{vm=\"a\"} 2.5\n",
+		"wsr_guest_memory_full_seconds_total{vm=\"a\"} 0.00125\n",
+		"# TYPE wsr_report_incomplete gauge\n",
+		"# TYPE wsr_guest_reclaim_reports_total counter\n",
+		"# TYPE wsr_guest_memory_some_seconds_total counter\n",
+		"# TYPE wsr_guest_memory_full_seconds_total counter\n",
 		"wsr_reports_total{vm=\"a\",cause=\"request\"} 7\n",
 		"wsr_reports_total{vm=\"a\",cause=\"reclaim\"} 3\n",
 		"wsr_reports_total{vm=\"b\",cause=\"reclaim\"} 0\n",
@@ -74,6 +86,36 @@ static const char *test_samples(void)
 	ASSERT_EQ(count(t, "\nwsr_working_set_bytes{"), 16, "working-set samples");
 	/* b has none */
 	ASSERT_NO_SUBSTR(t, "wsr_balloon_target_bytes{vm=\"b\"}", "the exposition");
+	free(t);
+	return NULL;
+}
+
+/*
+ * The extended header's samples come only from a report that has it: a
+ * VM whose QEMU predates the 32-byte header has its other samples, not
+ * these (no 0 that would read as "complete" or "no pressure")
+ */
+static const char *test_older_qemu_has_no_header_samples(void)
+{
+	static const char *const ext_names[] = {
+		"wsr_report_incomplete{", "wsr_report_anon_reclaimable{",
+		"wsr_guest_reclaim_reports_total{", "wsr_guest_memory_some_seconds_total{",
+		"wsr_guest_memory_full_seconds_total{",
+	};
+	char *t = two_vms("a");
+	unsigned int i;
+
+	free(t);
+	rep.ext = (struct ws_report_ext) { 0 };
+	{
+		struct metrics_vm v = { .name = "old", .up = 1, .report = &rep };
+
+		t = metrics_text(&v, 1);
+	}
+	ASSERT_OK_PTR(t, "the exposition");
+	ASSERT_HAS_SUBSTR(t, "wsr_report_data_age_seconds{vm=\"old\"} 0.25\n", "the exposition");
+	for (i = 0; i < sizeof(ext_names) / sizeof(ext_names[0]); i++)
+		ASSERT_NO_SUBSTR(t, ext_names[i], "the exposition");
 	free(t);
 	return NULL;
 }
@@ -102,6 +144,7 @@ static const char *test_promtool_accepts(void)
 static const struct unit_test tests[] = {
 	{ "metrics_samples_and_labels", test_samples },
 	{ "metrics_label_values_escaped", test_label_escapes },
+	{ "metrics_older_qemu_has_no_header_samples", test_older_qemu_has_no_header_samples },
 	{ "metrics_exposition_passes_promtool_check", test_promtool_accepts },
 };
 

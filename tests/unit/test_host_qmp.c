@@ -28,8 +28,33 @@
 	"1000 anon=10 file=0\n"						\
 	"9223372036854775807 anon=1 file=1\n"
 
-/* what "watch --json" put before the rest of EVENT */
-#define JSON_KEYS "{\"cause\": \"reclaim\", \"data_age_ms\": 10, "
+/* what "watch --json" puts before the rest of EVENT: an older QEMU's */
+#define JSON_KEYS "{\"cause\": \"reclaim\", \"data_age_ms\": 10, \"incomplete\": null, "	\
+	"\"anon_reclaimable\": null, \"reclaim_seq\": null, \"mem_some_us\": null, "	\
+	"\"mem_full_us\": null, "
+
+/*
+ * An event of a QEMU with the 32-byte wire header, as qemu-patches/ make
+ * it: the header's fields in the QAPI's order.  The largest values each
+ * can take; anon unreclaimable, so no anon bytes.
+ */
+#define EVENT32								\
+	"{\"timestamp\": {\"seconds\": 1700000000, \"microseconds\": 2}, "	\
+	"\"event\": \"WORKING_SET_EVENT\", \"data\": {\"cause\": \"request\", " \
+	"\"incomplete\": true, \"anon-reclaimable\": false, "		\
+	"\"reclaim-seq\": 4294967295, \"data-age-ms\": 20, "		\
+	"\"mem-some-us\": 18446744073709551615, \"mem-full-us\": 2500000, " \
+	"\"nodes\": [{\"node-id\": 0, \"bins\": " BINS(0, 8192) "}]}}\r\n"
+#define EVENT32_TEXT							\
+	"cause=request data_age_ms=20\n"					\
+	"incomplete=1 anon_reclaimable=0 reclaim_seq=4294967295 "		\
+	"mem_some_us=18446744073709551615 mem_full_us=2500000\n"		\
+	"N0\n"								\
+	"1000 anon=0 file=2\n"						\
+	"9223372036854775807 anon=1 file=1\n"
+#define JSON_KEYS32 "{\"cause\": \"request\", \"data_age_ms\": 20, \"incomplete\": true, " \
+	"\"anon_reclaimable\": false, \"reclaim_seq\": 4294967295, "		\
+	"\"mem_some_us\": 18446744073709551615, \"mem_full_us\": 2500000, "
 
 static struct qmp_stream s;
 
@@ -280,6 +305,57 @@ static void print_json(FILE *f, struct json_object *msg)
 	qmp_print_json(f, &m);
 }
 
+static void print_json32(FILE *f, struct json_object *msg)
+{
+	struct qmp_msg m = { .obj = msg, .raw = EVENT32, .len = strlen(EVENT32) };
+
+	qmp_print_json(f, &m);
+}
+
+/*
+ * The 32-byte header's fields: read, printed by "show" on a line of
+ * their own after the first (which stays as it was) and by --json
+ * after the data age; an older QEMU's event has none (EVENT above:
+ * known 0, no line, nulls)
+ */
+static const char *header_fields_read_and_printed(void)
+{
+	const struct qmp_msg *m = one(EVENT32);
+	struct ws_report r;
+	char *out;
+
+	ASSERT_OK_PTR(m, "the event parsed");
+	ASSERT_OK(qmp_report_parse(m->obj, &r), "the event's report");
+	ASSERT_EQ(r.cause, WSR_CAUSE_REQUEST, "the report's cause");
+	ASSERT_EQ(r.data_age_ms, 20, "the report's data age");
+	ASSERT_EQ(r.ext.known, 1, "the extended header known");
+	ASSERT_EQ(r.ext.incomplete, 1, "incomplete");
+	ASSERT_EQ(r.ext.anon_reclaimable, 0, "anon-reclaimable");
+	ASSERT_EQ(r.ext.reclaim_seq, 4294967295U, "reclaim-seq");
+	ASSERT_EQ(r.ext.mem_some_us, 18446744073709551615ULL, "mem-some-us");
+	ASSERT_EQ(r.ext.mem_full_us, 2500000, "mem-full-us");
+	ASSERT_EQ(r.nr_nodes, 1, "the report's nodes");
+	out = printed(qmp_print_report, m->obj);
+	ASSERT_STREQ(out, EVENT32_TEXT, "the event printed");
+	free(out);
+	out = printed(print_json32, m->obj);
+	ASSERT_STRPREFIX(out, JSON_KEYS32, "the event printed with --json");
+	ASSERT_STREQ(out + strlen(JSON_KEYS32), EVENT32 + 1, "QEMU's text after wsr's keys");
+	free(out);
+
+	m = one(EVENT);
+	ASSERT_OK_PTR(m, "the older event parsed");
+	memset(&r, 0x5a, sizeof(r));
+	ASSERT_OK(qmp_report_parse(m->obj, &r), "the older event's report");
+	ASSERT_EQ(r.ext.known, 0, "no extended header from an older QEMU");
+	ASSERT_EQ(r.ext.reclaim_seq, 0, "its reclaim-seq zeroed");
+	out = printed(qmp_print_report, m->obj);
+	ASSERT_STREQ(out, EVENT_TEXT, "the older event printed");
+	free(out);
+	qmp_stream_free(&s);
+	return NULL;
+}
+
 /* the catch-all bound is an int64 in json-c, never a double */
 static const char *catch_all_bound_stays_exact(void)
 {
@@ -353,6 +429,7 @@ static const char *balance_reads_report_and_stats(void)
 
 static const struct unit_test tests[] = {
 	{ "host_qmp_reply_over_64k_is_one_message", reply_over_64k_is_one_message },
+	{ "host_qmp_header_fields_read_and_printed", header_fields_read_and_printed },
 	{ "host_qmp_reply_with_event_in_a_string_is_a_reply", reply_with_event_in_a_string_is_a_reply },
 	{ "host_qmp_event_and_greeting_are_recognised", event_and_greeting_are_recognised },
 	{ "host_qmp_endless_message_is_cut_off_at_the_bound",

@@ -16,6 +16,14 @@
 	"{\"return\": {\"cause\": \"request\", \"data-age-ms\": 7, \"reports\": 2, " \
 	"\"last-update-ms\": 5, \"nodes\": [" nodes "]}}"
 #define NODE(id, bins) "{\"node-id\": " #id ", \"bins\": [" bins "]}"
+/* a reply of a QEMU with the 32-byte wire header: @ext its fields */
+#define REPLY32(ext, nodes) \
+	"{\"return\": {\"cause\": \"reclaim\", " ext "\"data-age-ms\": 7, \"reports\": 2, " \
+	"\"last-update-ms\": 5, \"nodes\": [" nodes "]}}"
+#define EXT(inc, anon, seq, some, full) \
+	"\"incomplete\": " #inc ", \"anon-reclaimable\": " #anon ", \"reclaim-seq\": " #seq \
+	", \"mem-some-us\": " #some ", \"mem-full-us\": " #full ", "
+#define GOOD_EXT EXT(false, true, 12, 1500000, 250)
 #define GOOD_BINS BIN(1000, 4096, 1) ", " BIN(9223372036854775807, 12288, 0)
 
 /* @text as a message; NULL when json-c refuses it */
@@ -61,6 +69,37 @@ static const char *show_prints_pages_of_the_guest(void)
 	ASSERT_EQ(WSR_PAGE_SIZE, 4096, "the page size");
 	ASSERT_STREQ(out, "cause=request data_age_ms=7\nN0\n1000 anon=1 file=0\n"
 			  "9223372036854775807 anon=3 file=0\n", "the report printed");
+	free(out);
+	json_object_put(m);
+	return NULL;
+}
+
+/* a 32-byte-header QEMU's property: its fields read and shown */
+static const char *reply_with_header_fields(void)
+{
+	struct json_object *m = msg(REPLY32(GOOD_EXT, NODE(0, GOOD_BINS)));
+	struct ws_report r;
+	char *out = NULL;
+	size_t len;
+	FILE *f;
+
+	ASSERT_OK_PTR(m, "the reply parsed");
+	ASSERT_OK(qmp_report_parse(m, &r), "the reply's report");
+	ASSERT_EQ(r.ext.known, 1, "the extended header known");
+	ASSERT_EQ(r.ext.incomplete, 0, "incomplete");
+	ASSERT_EQ(r.ext.anon_reclaimable, 1, "anon-reclaimable");
+	ASSERT_EQ(r.ext.reclaim_seq, 12, "reclaim-seq");
+	ASSERT_EQ(r.ext.mem_some_us, 1500000, "mem-some-us");
+	ASSERT_EQ(r.ext.mem_full_us, 250, "mem-full-us");
+	f = open_memstream(&out, &len);
+	ASSERT_OK_PTR(f, "open_memstream");
+	qmp_print_report(f, m);
+	fclose(f);
+	ASSERT_STREQ(out, "cause=reclaim data_age_ms=7\n"
+			  "incomplete=0 anon_reclaimable=1 reclaim_seq=12 mem_some_us=1500000 "
+			  "mem_full_us=250\n"
+			  "N0\n1000 anon=1 file=0\n9223372036854775807 anon=3 file=0\n",
+		     "the report printed");
 	free(out);
 	json_object_put(m);
 	return NULL;
@@ -118,6 +157,18 @@ static const char *malformed_reports_are_refused(void)
 		      NODE(5, "") "," NODE(6, "") "," NODE(7, "") "," NODE(8, "") "," NODE(9, "") ","
 		      NODE(10, "") "," NODE(11, "") "," NODE(12, "") "," NODE(13, "") ","
 		      NODE(14, "") "," NODE(15, "") "," NODE(15, "")),
+		/* the 32-byte header's fields: all or none, each of its type and range */
+		REPLY32("\"incomplete\": false, ", NODE(0, GOOD_BINS)),
+		REPLY32("\"incomplete\": false, \"anon-reclaimable\": true, \"reclaim-seq\": 1, "
+			"\"mem-some-us\": 1, ", NODE(0, GOOD_BINS)),
+		REPLY32("\"mem-full-us\": 0, ", NODE(0, GOOD_BINS)),
+		REPLY32(EXT(0, true, 1, 1, 1), NODE(0, GOOD_BINS)),
+		REPLY32(EXT(false, "true", 1, 1, 1), NODE(0, GOOD_BINS)),
+		REPLY32(EXT(false, true, 4294967296, 1, 1), NODE(0, GOOD_BINS)),
+		REPLY32(EXT(false, true, -1, 1, 1), NODE(0, GOOD_BINS)),
+		REPLY32(EXT(false, true, 1, -1, 1), NODE(0, GOOD_BINS)),
+		REPLY32(EXT(false, true, 1, 1, 1.5), NODE(0, GOOD_BINS)),
+		REPLY32(EXT(false, true, 1, 1, null), NODE(0, GOOD_BINS)),
 	};
 	struct ws_report r, before;
 	struct json_object *m;
@@ -169,6 +220,7 @@ static const struct unit_test tests[] = {
 	{ "host_report_reply_is_read_in_bytes", reply_is_read_in_bytes },
 	{ "host_report_show_prints_pages_of_the_guest", show_prints_pages_of_the_guest },
 	{ "host_report_event_of_reclaim_is_read", event_of_reclaim_is_read },
+	{ "host_report_reply_with_header_fields", reply_with_header_fields },
 	{ "host_report_malformed_reports_are_refused", malformed_reports_are_refused },
 	{ "host_report_largest_report_fits", largest_report_fits },
 };
