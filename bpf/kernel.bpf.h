@@ -160,12 +160,12 @@ __noinline int memcg_can_swap(__u64 memcg)
 
 /*
  * PSI's totals, wherever the running kernel keeps them in struct psi_group
- * (ns, [aggregator][state]); our own flavour, so that a vmlinux.h built
- * without PSI compiles.  The indices are 6.1's, unchanged since: PSI_AVGS
- * 0, PSI_MEM_SOME 2, PSI_MEM_FULL 3.
+ * (ns, [aggregator][state]: BTF has the array flat); our own flavour, so
+ * that a vmlinux.h built without PSI compiles.  The indices are 6.1's,
+ * unchanged since: PSI_AVGS 0, PSI_MEM_SOME 2, PSI_MEM_FULL 3.
  */
 struct psi_group___wsr {
-	__u64 total[2][6];
+	__u64 total[12];
 } __attribute__((preserve_access_index));
 
 /*
@@ -180,8 +180,8 @@ static __always_inline void mem_pressure(__u64 *some_us, __u64 *full_us)
 
 	*some_us = *full_us = 0;
 	if (!g || !bpf_core_field_exists(g->total) ||
-	    bpf_core_read(&some, sizeof(some), &g->total[0][2]) ||
-	    bpf_core_read(&full, sizeof(full), &g->total[0][3]))
+	    bpf_core_read(&some, sizeof(some), &g->total[2]) ||
+	    bpf_core_read(&full, sizeof(full), &g->total[3]))
 		return;
 	*some_us = some / 1000;
 	*full_us = full / 1000;

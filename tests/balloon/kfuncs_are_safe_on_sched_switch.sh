@@ -62,7 +62,7 @@ guest_half() {
 # switch under load while the host reconfigures: no hang, no lockdep splat
 # (on the debug kernel), reports reach the device.
 test_kfunc_sched_switch() {
-	local secs=${WSR_SWITCH_SECS:-30} k=0 want_null="config_null=-22 report_null=-22 config=0"
+	local secs=${WSR_SWITCH_SECS:-30} k=0 want_null="config_null=-22 report_null=-22 header_null=-22 config=0"
 	guest_start working-set=on,working-set-bins=5 -- "$secs" || return
 	wait_mark KFUNC-NULL || return
 	[ "$MARK" = "$want_null" ] || also_verdict balloon_kfuncs_refuse_null_pointers \

@@ -6,7 +6,8 @@
  *   kfunc_probe_null   (iter/cgroup, run by reading it) passes the result
  *                      of a lookup in an empty map, NULL at run time,
  *                      which the 6.1 verifier lets through to a
- *                      ptr, ptr__sz pair; then a valid buffer.
+ *                      ptr, ptr__sz pair, as nodes and then as the
+ *                      report's header; then a valid buffer.
  *   kfunc_probe_switch (tp_btf/sched_switch) reads the configuration and
  *                      queues a report on every context switch, under
  *                      the runqueue lock, counting what the kfuncs return.
@@ -18,8 +19,8 @@
 #include "kfunc_probe.h"
 
 extern int bpf_virtio_balloon_ws_config(void *cfg, __u32 cfg__sz) __ksym;
-extern int bpf_virtio_balloon_ws_report(void *nodes, __u32 nodes__sz, __u64 configs,
-					__u32 cause, __u64 data_age_ms) __ksym;
+extern int bpf_virtio_balloon_ws_report(void *nodes, __u32 nodes__sz, void *report,
+					__u32 report__sz) __ksym;
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -44,10 +45,18 @@ struct {
 	__type(value, struct wsr_balloon_config);
 } empty_config SEC(".maps");
 
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct wsr_balloon_report);
+} empty_report SEC(".maps");
+
 /* what a context switch hands the driver: per CPU, as programs nest */
 struct switch_buf {
 	struct wsr_balloon_config cfg;
 	struct wsr_balloon_node node;
+	struct wsr_balloon_report rep;
 };
 
 struct {
@@ -55,7 +64,7 @@ struct {
 	__uint(max_entries, 1);
 	__type(key, __u32);
 	__type(value, struct switch_buf);
-} switch_bufs SEC(".maps");
+} switch_bufs SEC(".maps"), null_bufs SEC(".maps");
 
 struct kfunc_tally tally;
 
@@ -78,20 +87,27 @@ int kfunc_probe_null(struct bpf_iter__cgroup *ctx)
 {
 	struct wsr_balloon_config *cfg_null, cfg = {};
 	struct wsr_balloon_node *node_null;
+	struct wsr_balloon_report *rep_null;
 	__u32 zero = 0;
-	int err_cfg, err_report, err_valid;
+	int err_cfg, err_report, err_header, err_valid;
+	/* a valid node and header, apart from the context switches' (on their CPU) */
+	struct switch_buf *b = bpf_map_lookup_elem(&null_bufs, &zero);
 
-	if (ctx->meta->seq_num != 0 || !ctx->cgroup)
+	if (ctx->meta->seq_num != 0 || !ctx->cgroup || !b)
 		return 0;
+	b->rep.cause = WSR_CAUSE_RECLAIM;
 	cfg_null = bpf_map_lookup_elem(&empty_config, &zero);
 	node_null = bpf_map_lookup_elem(&empty_nodes, &zero);
+	rep_null = bpf_map_lookup_elem(&empty_report, &zero);
 	/* no NULL check, on purpose */
 	err_cfg = bpf_virtio_balloon_ws_config(cfg_null, sizeof(*cfg_null));
-	err_report = bpf_virtio_balloon_ws_report(node_null, sizeof(*node_null), 0,
-						  WSR_CAUSE_RECLAIM, 0);
+	err_report = bpf_virtio_balloon_ws_report(node_null, sizeof(*node_null), &b->rep,
+						  sizeof(b->rep));
+	err_header = bpf_virtio_balloon_ws_report(&b->node, sizeof(b->node), rep_null,
+						  sizeof(*rep_null));
 	err_valid = bpf_virtio_balloon_ws_config(&cfg, sizeof(cfg));
-	BPF_SEQ_PRINTF(ctx->meta->seq, "config_null=%d report_null=%d config=%d\n",
-		       err_cfg, err_report, err_valid);
+	BPF_SEQ_PRINTF(ctx->meta->seq, "config_null=%d report_null=%d header_null=%d config=%d\n",
+		       err_cfg, err_report, err_header, err_valid);
 	return 0;
 }
 
@@ -115,8 +131,10 @@ int BPF_PROG(kfunc_probe_switch, bool preempt, struct task_struct *prev,
 	b->node.node_id = 0;
 	b->node.anon_bytes[0] = 4096;
 	b->node.file_bytes[0] = 8192;
-	err = bpf_virtio_balloon_ws_report(&b->node, sizeof(b->node), b->cfg.configs,
-					   WSR_CAUSE_RECLAIM, 0);
+	b->rep.configs = b->cfg.configs;
+	b->rep.cause = WSR_CAUSE_RECLAIM;
+	b->rep.flags = 0;
+	err = bpf_virtio_balloon_ws_report(&b->node, sizeof(b->node), &b->rep, sizeof(b->rep));
 	if (err)
 		count(err);
 	else

@@ -3,7 +3,7 @@
  * kfunc-probe: the test-only loader of kfunc_probe.bpf.c (see there).
  *
  *   kfunc-probe null          run the NULL-argument calls once and print
- *                             "config_null=E report_null=E config=E"
+ *                             "config_null=E report_null=E header_null=E config=E"
  *   kfunc-probe switch SECS   call the kfuncs on every context switch for
  *                             SECS seconds, then print the tally:
  *                             "calls=N queued=N busy=N nodev=N stale=N
