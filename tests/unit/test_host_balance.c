@@ -1141,9 +1141,13 @@ static const char *test_bad_input_refused(void)
 		{ "balance", "--vm", "a=/x,max=1,max=2", NULL },
 		{ "balance", "--vm", "a=,min=1", NULL },
 		{ "balance", "--vm", "a=/x,min=", NULL },
+		{ "balance", "--vm", "a=/x", "--slo-ppm" },
+		{ "balance", "--vm", "a=/x", "--pressure-tick-ms" },
+		{ "balance", "--vm", "a=/x", "--idle-max-ms" },
 	};
 	static const char *const val[] = { NULL, NULL, "workingset", NULL, "0", "host:80",
-					   "squeeze", "0", NULL, NULL, NULL, NULL, NULL, NULL };
+					   "squeeze", "0", NULL, NULL, NULL, NULL, NULL, NULL,
+					   "0", "50", "5000" };
 	unsigned int i;
 
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
