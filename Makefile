@@ -212,7 +212,7 @@ $(BUILD)/unit/test_host_client: $(OBJ)/host/client.o $(OBJ)/host/qmp.o $(BUILD)/
 $(OBJ)/tests/unit/test_host_client.o: UNIT_DEFS = -DWSR_HOST_BIN='"$(abspath $(BUILD)/wsr-host)"'
 $(BUILD)/unit/test_host_balance: $(HOST_OBJ)
 $(BUILD)/unit/test_host_metrics: $(OBJ)/host/metrics.o
-$(BUILD)/unit/test_host_policy: $(OBJ)/host/policy.o
+$(BUILD)/unit/test_host_policy: $(OBJ)/host/policy.o $(OBJ)/host/costaware.o $(OBJ)/host/senpai.o
 $(BUILD)/unit/test_host_senpai: $(OBJ)/host/senpai.o
 
 $(BUILD) $(GUEST) $(BUILD)/unit:

@@ -63,7 +63,20 @@ static void usage(FILE *f)
 "                stays and inflation goes on (reclaim-covered); a smaller\n"
 "                one deflates at once to it and holds off inflation for\n"
 "                --hold-ms.  Inflation: at most --step-mib per new report,\n"
-"                never below --floor-mib\n"
+"                never below --floor-mib, and none while the guest's memory\n"
+"                stall (PSI some, from the report header) between two\n"
+"                reports passes --pressure-us per 30 s.  T adapts per VM\n"
+"                within --idle-min-ms..--idle-max-ms: doubled when the\n"
+"                guest's swap-ins + major faults per minute pass --slo-ppm\n"
+"                of its working set (memory idle < 120 s), halved after 5\n"
+"                minutes below a quarter of it\n"
+"  pressure      oomd's Senpai on the balloon: every --pressure-tick-ms,\n"
+"                the guest's stall (PSI some from the report header, or\n"
+"                else swap-ins + major faults from the stats, 1 ms each)\n"
+"                since the last change: at --pressure-us or more, deflate\n"
+"                at once; none for 6 ticks, inflate by up to 1%.  Never\n"
+"                below --floor-mib, nor, on a guest that cannot swap, below\n"
+"                what working-set would keep\n"
 "  available     keep --available-pct of RAM available (MemAvailable from\n"
 "                the balloon stats), as oVirt MOM; no working set\n"
 "  none          never set a target (reports and metrics only)\n"
@@ -78,6 +91,14 @@ static void usage(FILE *f)
 "  --floor-mib N          smallest target (256)\n"
 "  --max-age-ms MS        no inflation on older data (10000)\n"
 "  --available-pct P      available: % of RAM kept available (20)\n"
+"  --idle-min-ms MS       working-set: T never below (10000; --idle-ms if lower)\n"
+"  --idle-max-ms MS       working-set: T never above (600000; --idle-ms if\n"
+"                         higher; --idle-min-ms = --idle-max-ms fixes T)\n"
+"  --slo-ppm N            working-set: promotions per minute, in millionths\n"
+"                         of the working set, that raise T (2000: 0.2%)\n"
+"  --pressure-us US       stall per 30 s that backs pressure off and holds\n"
+"                         working-set's inflation (10000)\n"
+"  --pressure-tick-ms MS  pressure: Senpai's tick (5000; 6 ticks an interval)\n"
 "  --intervals LIST       the guest's bins, as wsr-host config (1000,5000,\n"
 "                         10000,60000: working-set-bins=5; T should be one)\n"
 "  --refresh-ms MS        the guest's refresh_ms (1000)\n"
@@ -192,7 +213,7 @@ int balance_parse_args(int argc, char **argv, struct balance_cfg *c)
 {
 	enum { O_IDLE = 256, O_HEAD, O_MARGIN, O_HOLD, O_STEP, O_FLOOR, O_AGE, O_PCT,
 	       O_IVALS, O_REFRESH, O_REPORT, O_REQ, O_TICK, O_STATS, O_RECON, O_DRY, O_EXIT,
-	       O_QMPTO, O_FOREIGN };
+	       O_QMPTO, O_FOREIGN, O_IDLE_MIN, O_IDLE_MAX, O_SLO, O_PRESS, O_PTICK };
 	static const struct option opts[] = {
 		{ "vm", required_argument, NULL, 'v' },
 		{ "policy", required_argument, NULL, 'p' },
@@ -219,6 +240,11 @@ int balance_parse_args(int argc, char **argv, struct balance_cfg *c)
 		{ "on-exit", required_argument, NULL, O_EXIT },
 		{ "qmp-timeout-ms", required_argument, NULL, O_QMPTO },
 		{ "foreign-hold-ms", required_argument, NULL, O_FOREIGN },
+		{ "idle-min-ms", required_argument, NULL, O_IDLE_MIN },
+		{ "idle-max-ms", required_argument, NULL, O_IDLE_MAX },
+		{ "slo-ppm", required_argument, NULL, O_SLO },
+		{ "pressure-us", required_argument, NULL, O_PRESS },
+		{ "pressure-tick-ms", required_argument, NULL, O_PTICK },
 		{ 0 },
 	};
 	/* MiB knobs up to 1 TiB, ms ones a week: the most the device takes */
@@ -245,7 +271,8 @@ int balance_parse_args(int argc, char **argv, struct balance_cfg *c)
 		case 'v': e = parse_vm(optarg, c); break;
 		case 'p':
 			if (policy_kind_parse(optarg, &k->kind))
-				e = bad("--policy", optarg, "none, available or working-set");
+				e = bad("--policy", optarg,
+					"none, available, working-set or pressure");
 			break;
 		case 'm':
 			if (metrics_parse_addr(optarg, addr, &alen))
@@ -285,6 +312,11 @@ int balance_parse_args(int argc, char **argv, struct balance_cfg *c)
 			break;
 		case O_QMPTO: e = num(optarg, "--qmp-timeout-ms", 10, 600000, 1, &c->qmp_timeout_ms); break;
 		case O_FOREIGN: e = num(optarg, "--foreign-hold-ms", 0, week, 1, &c->foreign_hold_ms); break;
+		case O_IDLE_MIN: e = num(optarg, "--idle-min-ms", 1, WSR_MAX_MS, 1, &k->idle_min_ms); break;
+		case O_IDLE_MAX: e = num(optarg, "--idle-max-ms", 1, WSR_MAX_MS, 1, &k->idle_max_ms); break;
+		case O_SLO: e = num(optarg, "--slo-ppm", 1, 1000000, 1, &k->slo_ppm); break;
+		case O_PRESS: e = num(optarg, "--pressure-us", 1, 60000000, 1, &k->pressure_us); break;
+		case O_PTICK: e = num(optarg, "--pressure-tick-ms", 100, 3600000, 1, &k->pressure_tick_ms); break;
 		default: usage(stderr); return 2;
 		}
 	}
@@ -294,6 +326,11 @@ int balance_parse_args(int argc, char **argv, struct balance_cfg *c)
 		return bad("argument", argv[optind], "balance takes options only");
 	if (!c->nr_vms) {
 		err_msg("balance: no --vm NAME=QMP_SOCKET given (try --help)");
+		return 2;
+	}
+	if (k->idle_min_ms > k->idle_max_ms) {
+		err_msg("balance: --idle-min-ms %llu is above --idle-max-ms %llu (try --help)",
+			(unsigned long long)k->idle_min_ms, (unsigned long long)k->idle_max_ms);
 		return 2;
 	}
 	if (k->kind == POLICY_WORKING_SET &&

@@ -117,6 +117,14 @@ struct vm {
 	double stats_ms;
 	struct policy_state st;
 	unsigned long long reports[WSR_NR_CAUSES], decisions;
+	/*
+	 * reclaim reports the policy has not decided on: replaced by a later
+	 * report before a decision, or lost (reclaim_seq jumped)
+	 */
+	unsigned int unseen_reclaims;
+	int have_seq;
+	__u32 last_seq;			/* the latest report's reclaim_seq */
+	unsigned long long missed;	/* reclaim reports never received */
 
 	/* a target balance did not set */
 	__u64 sent;			/* the last target QEMU took from balance, 0 none */
@@ -256,19 +264,55 @@ static void vm_actual(struct vm *v, __u64 a)
 	v->ref = a;
 }
 
+static void vm_decide(struct vm *v);
+
+/*
+ * The guest's reclaim reports the host never received: the report
+ * header's sequence number counts every one the guest's driver made (the
+ * throttle may send only the latest).  A jump of more than one since the
+ * last report (less this one, if it is one) is that many lost.  A number
+ * that went back, or jumped by 2^31 or more, is a rebound driver or a
+ * rebooted guest: nothing lost is known.
+ */
+static unsigned int missed_reclaims(struct vm *v, const struct ws_report *r)
+{
+	__u32 gap = r->ext.reclaim_seq - v->last_seq, own = r->cause == WSR_CAUSE_RECLAIM;
+	int had = v->have_seq;
+
+	if (!r->ext.known)
+		return 0;
+	v->have_seq = 1;
+	v->last_seq = r->ext.reclaim_seq;
+	if (!had || gap >= 1u << 31 || gap <= own)
+		return 0;
+	return gap - own;
+}
+
 static void on_event(struct vm *v, const struct qmp_msg *m)
 {
 	const char *name = qmp_event_name(m->obj);
 	struct json_object *data, *actual;
+	struct ws_report r;
+	unsigned int lost;
 
 	if (!strcmp(name, "WORKING_SET_EVENT")) {
-		if (qmp_report_parse(m->obj, &v->report)) {
+		if (qmp_report_parse(m->obj, &r)) {
 			say(v, "%s", "a WORKING_SET_EVENT without a well-formed report, ignored");
 			return;
 		}
+		/* a reclaim report not decided on yet is not lost with it */
+		if (v->new_report && v->report.cause == WSR_CAUSE_RECLAIM)
+			v->unseen_reclaims++;
+		lost = missed_reclaims(v, &r);
+		v->missed += lost;
+		v->unseen_reclaims += lost;
+		v->report = r;
 		v->have_report = v->new_report = v->pending = 1;
 		v->report_ms = now_ms();
 		v->reports[v->report.cause]++;
+		/* every event decided on as it comes, not only the last of a read */
+		if (!exiting)
+			vm_decide(v);
 	} else if (!strcmp(name, "BALLOON_CHANGE") &&
 		   json_object_object_get_ex(m->obj, "data", &data) &&
 		   json_object_object_get_ex(data, "actual", &actual) &&
@@ -580,16 +624,24 @@ static void vm_io(struct vm *v, short revents)
  */
 static void vm_decide(struct vm *v)
 {
+	int queued = !!(v->queued & (1u << OP_BALLOON));
 	struct policy_input in = {
-		.now_ms = now_ms(), .ram = v->ram, .actual = v->actual, .target = v->target,
+		.now_ms = now_ms(), .ram = v->ram, .actual = v->actual,
+		/* a balloon queued and not sent yet is the target the decision builds on */
+		.target = queued ? v->balloon_to : v->target,
 		.report = v->have_report ? &v->report : NULL, .report_ms = v->report_ms,
 		.new_report = cfg->k.kind == POLICY_AVAILABLE ? v->new_stats : v->new_report,
 		.stats = v->have_stats ? &v->stats : NULL, .stats_ms = v->stats_ms,
+		.unseen_reclaims = v->unseen_reclaims,
 	};
 	struct policy_decision d;
 
-	/* one balloon at a time: the next decision sees its target */
-	if ((v->queued & (1u << OP_BALLOON)) || (v->busy && v->inflight == OP_BALLOON))
+	/*
+	 * One balloon at a time: the next decision sees its target.  One
+	 * queued and not sent yet is replaced by a later decision's (two
+	 * events of one read), so that no event goes undecided.
+	 */
+	if (v->busy && v->inflight == OP_BALLOON)
 		return;
 	v->pending = 0;
 	if (!v->ram || !v->actual)
@@ -601,6 +653,7 @@ static void vm_decide(struct vm *v)
 	} else {
 		policy_decide(&v->k, &v->st, &in, &d);
 		v->new_report = v->new_stats = 0;
+		v->unseen_reclaims = 0;
 	}
 	if (d.action == POLICY_KEEP) {
 		if (strcmp(d.reason, v->last_keep))
@@ -691,7 +744,10 @@ static char *scrape(void *arg)
 			.report = v->have_report ? &v->report : NULL,
 			.report_age_s = (now - v->report_ms) / 1e3,
 			.ram = v->ram, .actual = v->actual, .target = v->target,
-			.decisions = v->decisions,
+			.decisions = v->decisions, .missed_reclaims = v->missed,
+			.idle_s = cfg->k.kind != POLICY_WORKING_SET ? 0 :
+				  (v->st.cost.idle_ms ? v->st.cost.idle_ms : v->k.idle_ms) / 1e3,
+			.promotion_rate = v->st.cost.idle_ms ? v->st.cost.rate_ppm / 1e6 : -1,
 		};
 		memcpy(m[i].reports, v->reports, sizeof(m[i].reports));
 	}

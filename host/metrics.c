@@ -87,6 +87,37 @@ static void ext_metrics(FILE *f, const struct metrics_vm *vms, unsigned int n)
 				  vms[i].report->ext.mem_full_us / 1e6);
 }
 
+/*
+ * Why the policy does what it does: reclaims it learnt of from the
+ * sequence number, working-set's T per VM and the promotion rate that
+ * moves it (docs/policies.md).  T and the rate only under working-set,
+ * the rate once a minute of stats has measured it.
+ */
+static void policy_metrics(FILE *f, const struct metrics_vm *vms, unsigned int n)
+{
+	unsigned int i;
+
+	wsr_prom_head(f, "wsr_balance_missed_reclaims_total", "counter",
+		      "Reclaim reports that the report header's reclaim_seq showed before "
+		      "balance received them (lost, or still paced in QEMU); each is decided on "
+		      "as a reclaim.");
+	for (i = 0; i < n; i++)
+		vm_sample(f, "wsr_balance_missed_reclaims_total", &vms[i], vms[i].missed_reclaims);
+	wsr_prom_head(f, "wsr_balance_idle_threshold_seconds", "gauge",
+		      "working-set's idle threshold T for the VM now: memory idle for less is "
+		      "kept; raised when its promotion rate passes the SLO.");
+	for (i = 0; i < n; i++)
+		if (vms[i].idle_s > 0)
+			vm_sample(f, "wsr_balance_idle_threshold_seconds", &vms[i], vms[i].idle_s);
+	wsr_prom_head(f, "wsr_balance_promotion_rate", "gauge",
+		      "Pages swapped in plus major faults per minute, a fraction of the working "
+		      "set (memory idle for less than 120 s), over the last minute of stats; "
+		      "the SLO is 0.002.");
+	for (i = 0; i < n; i++)
+		if (vms[i].idle_s > 0 && vms[i].promotion_rate >= 0)
+			vm_sample(f, "wsr_balance_promotion_rate", &vms[i], vms[i].promotion_rate);
+}
+
 char *metrics_text(const struct metrics_vm *vms, unsigned int n)
 {
 	/* what a VM sends, in the order the exposition shows them */
@@ -149,6 +180,7 @@ char *metrics_text(const struct metrics_vm *vms, unsigned int n)
 		      "Balloon targets set by wsr-host balance's policy.");
 	for (i = 0; i < n; i++)
 		vm_sample(f, "wsr_balance_decisions_total", &vms[i], vms[i].decisions);
+	policy_metrics(f, vms, n);
 	if (fclose(f)) {
 		free(text);
 		return NULL;

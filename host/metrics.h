@@ -21,6 +21,11 @@ struct metrics_vm {
 	__u64 ram, actual, target;	/* bytes; target 0: none set yet */
 	unsigned long long reports[WSR_NR_CAUSES];	/* by cause (enum wsr_report_cause) */
 	unsigned long long decisions;	/* targets set */
+	/* reclaim reports known from the header's reclaim_seq, not received first */
+	unsigned long long missed_reclaims;
+	double idle_s;			/* working-set's T now, s; 0: not working-set */
+	/* promotions per minute, a fraction of the working set; < 0: none measured */
+	double promotion_rate;
 };
 
 /*

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "policy.h"
+#include "costaware.h"
 
 #define MIB (1ULL << 20)
 
@@ -26,12 +27,26 @@ void policy_knobs_default(struct policy_knobs *k)
 	k->floor = 256 * MIB;
 	k->max_age_ms = 10000;
 	k->available_pct = 20;
+	/*
+	 * T between 10 s (the estimator's error, above) and 10 minutes:
+	 * Google's far memory runs T from 2 to 10 minutes or more, and a
+	 * guest that still misses its SLO at 10 minutes has no cold memory
+	 * worth the balloon taking.
+	 */
+	k->idle_min_ms = 10000;
+	k->idle_max_ms = 600000;
+	/* Google's far-memory SLO: at most 0.2% of the working set per minute */
+	k->slo_ppm = 2000;
+	/* oomd Senpai's defaults: 10 ms of stall per interval of 6 ticks of 5 s */
+	k->pressure_us = 10000;
+	k->pressure_tick_ms = 5000;
 }
 
 static const char *const kind_names[] = {
 	[POLICY_NONE] = "none",
 	[POLICY_AVAILABLE] = "available",
 	[POLICY_WORKING_SET] = "working-set",
+	[POLICY_PRESSURE] = "pressure",
 };
 
 int policy_kind_parse(const char *s, enum policy_kind *kind)
@@ -48,7 +63,7 @@ int policy_kind_parse(const char *s, enum policy_kind *kind)
 
 const char *policy_kind_name(enum policy_kind kind)
 {
-	return kind <= POLICY_WORKING_SET ? kind_names[kind] : "?";
+	return kind <= POLICY_PRESSURE ? kind_names[kind] : "?";
 }
 
 __u64 ws_report_hot(const struct ws_report *r, __u64 idle_ms)
@@ -65,6 +80,25 @@ __u64 ws_report_hot(const struct ws_report *r, __u64 idle_ms)
 			if (node->bins[b].idle_le_ms >= idle_ms)
 				break;
 		}
+	}
+	return sum;
+}
+
+__u64 ws_report_kept(const struct ws_report *r, __u64 idle_ms)
+{
+	__u64 sum = ws_report_hot(r, idle_ms);
+	__u32 n, b;
+
+	if (!r->ext.known || r->ext.anon_reclaimable)
+		return sum;
+	for (n = 0; n < r->nr_nodes; n++) {
+		const struct ws_node *node = &r->nodes[n];
+
+		/* the anon of the bins past the one that holds T */
+		for (b = 0; b < node->nr_bins && node->bins[b].idle_le_ms < idle_ms; b++)
+			;
+		for (b++; b < node->nr_bins; b++)
+			sum += node->bins[b].anon;
 	}
 	return sum;
 }
@@ -95,11 +129,6 @@ static __u64 clamp(const struct policy_knobs *k, const struct policy_input *in, 
 	return v > ceiling ? ceiling : v;
 }
 
-static __u64 max_u64(__u64 a, __u64 b)
-{
-	return a > b ? a : b;
-}
-
 static void keep(struct policy_decision *d, const char *why)
 {
 	d->action = POLICY_KEEP;
@@ -115,12 +144,13 @@ static void set(struct policy_decision *d, __u64 target, const char *why)
 
 /*
  * Towards @want (already clamped): a deflation at once, an inflation by
- * at most one step from actual, on new data (@fresh) only, and not while
- * the hold-off runs.  Changes under POLICY_MIN_CHANGE are kept.
+ * at most one step from actual, on new data (@fresh) only, not while the
+ * hold-off runs nor while the guest stalls (@stalled).  Changes under
+ * POLICY_MIN_CHANGE are kept.
  */
-static void move_to(const struct policy_knobs *k, const struct policy_state *st,
+static void move_to(const struct policy_knobs *k, struct policy_state *st,
 		    const struct policy_input *in, __u64 want, int fresh, double age_ms,
-		    struct policy_decision *d)
+		    int stalled, struct policy_decision *d)
 {
 	__u64 cur = in->target ? in->target : in->actual;
 	__u64 t;
@@ -154,26 +184,94 @@ static void move_to(const struct policy_knobs *k, const struct policy_state *st,
 		keep(d, "wait-data");
 		return;
 	}
+	if (stalled) {
+		keep(d, "pressure");
+		return;
+	}
 	t = in->actual > want + k->step ? in->actual - k->step : want;
 	if (t + POLICY_MIN_CHANGE > cur) {
 		keep(d, "inflating");
 		return;
 	}
 	set(d, t, t == want ? "inflate" : "inflate-step");
+	st->last_inflate_ms = in->now_ms;
+}
+
+/*
+ * A reclaim the policy learns of: the latest report's cause, or reclaim
+ * reports it did not see (replaced before a decision, or lost: the
+ * header's sequence number jumped).  @need_free is the need with the free
+ * memory the stats report taken off; @self says the policy's own
+ * inflation caused it.
+ */
+static void on_reclaim(const struct policy_knobs *k, struct policy_state *st,
+		       const struct policy_input *in, __u64 total, int self, __u64 free,
+		       struct policy_decision *d)
+{
+	__u64 want, cur = in->target ? in->target : in->actual;
+	const char *why = in->report->cause == WSR_CAUSE_RECLAIM && in->new_report ?
+			  "deflate-reclaim" : "deflate-missed";
+
+	st->last_reclaim_ms = in->now_ms;
+	/*
+	 * The guest reclaims.  Its free memory is at the watermarks,
+	 * whatever stats from before the pressure say: none is subtracted.
+	 * Unless the policy's own inflation caused it: then free memory
+	 * the stats still see (on another node than the one the balloon
+	 * took its pages from) is not what the guest needs, and it is
+	 * deflated by what it needs, not by all of its free memory.
+	 */
+	if (!self)
+		free = 0;
+	else if (free)
+		why = "deflate-self";
+	d->other = in->actual > total + free ? in->actual - total - free : 0;
+	want = d->hot + k->headroom + d->other + k->reclaim_margin;
+	d->want = want;
+	/*
+	 * The target leaves room for the memory in use, the headroom and
+	 * the margin: what the guest reclaims has been idle for T or more,
+	 * which is what the balloon is there to take (an inflation under
+	 * way pushes it out).  Inflation goes on: holding off here would
+	 * stop every inflation at the first page it evicts.
+	 */
+	if (want <= cur) {
+		keep(d, "reclaim-covered");
+		return;
+	}
+	/*
+	 * Short of memory in use: to what it needs at once, inflate nothing
+	 * for a while.  An inflation under way goes on down to that need,
+	 * not only to where the balloon happens to be (the bottom of the
+	 * saw is the need, not the balloon's actual size).
+	 */
+	st->hold_until_ms = in->now_ms + (double)k->hold_ms;
+	want = clamp(k, in, want);
+	if (want >= cur + POLICY_MIN_CHANGE)
+		set(d, want, why);
+	else
+		keep(d, "hold");
 }
 
 static void decide_ws(const struct policy_knobs *k, struct policy_state *st,
 		      const struct policy_input *in, struct policy_decision *d)
 {
 	const struct ws_report *r = in->report;
-	__u64 total, free = 0, need, want, base, cur;
+	__u64 total, free = 0, need;
+	int reclaim, self;
 	double age;
 
+	d->idle_ms = cost_idle_ms(k, &st->cost);
 	if (!r) {
 		keep(d, "no-report");
 		return;
 	}
-	d->hot = ws_report_hot(r, k->idle_ms);
+	if (in->new_report)
+		cost_take_report(&st->cost, r, in->report_ms);
+	if (in->stats)
+		cost_take_stats(k, &st->cost, in->stats, in->stats_ms, r);
+	d->idle_ms = st->cost.idle_ms;
+	d->hot = ws_report_kept(r, d->idle_ms);
 	total = ws_report_total(r);
 	/* free memory beyond the headroom is not needed: the stats say how much */
 	if (in->stats && in->stats->free >= 0 &&
@@ -182,41 +280,103 @@ static void decide_ws(const struct policy_knobs *k, struct policy_state *st,
 	d->other = in->actual > total + free ? in->actual - total - free : 0;
 	need = d->hot + k->headroom + d->other;
 	age = in->now_ms - in->report_ms + (double)r->data_age_ms;
-	if (r->cause == WSR_CAUSE_RECLAIM && in->new_report) {
+	reclaim = (r->cause == WSR_CAUSE_RECLAIM && in->new_report) || in->unseen_reclaims;
+	if (reclaim) {
 		/*
-		 * The guest reclaims.  Its free memory is at the watermarks,
-		 * whatever stats from before the pressure say: none is
-		 * subtracted.
+		 * Balance's own: an inflation still under way (target below
+		 * actual), or one set within --max-age-ms
 		 */
-		st->last_reclaim_ms = in->now_ms;
-		d->other = in->actual > total ? in->actual - total : 0;
-		want = d->hot + k->headroom + d->other + k->reclaim_margin;
-		d->want = want;
-		cur = in->target ? in->target : in->actual;
-		/*
-		 * The target leaves room for the memory in use, the headroom
-		 * and the margin: what the guest reclaims has been idle for T
-		 * or more, which is what the balloon is there to take (an
-		 * inflation under way pushes it out).  Inflation goes on:
-		 * holding off here would stop every inflation at the first
-		 * page it evicts.
-		 */
-		if (want <= cur) {
-			keep(d, "reclaim-covered");
-			return;
-		}
-		/* short of memory in use: deflate at once, inflate nothing for a while */
-		st->hold_until_ms = in->now_ms + (double)k->hold_ms;
-		base = max_u64(in->actual, in->target);
-		want = clamp(k, in, max_u64(want, base));
-		if (want >= cur + POLICY_MIN_CHANGE || (in->target && in->target < in->actual))
-			set(d, want, "deflate-reclaim");
-		else
-			keep(d, "hold");
+		self = (in->target && in->target + POLICY_MIN_CHANGE <= in->actual) ||
+		       (st->last_inflate_ms && in->now_ms - st->last_inflate_ms <=
+			(double)k->max_age_ms);
+		/* free memory counts only as seen after the inflation took its pages */
+		if (!in->stats || in->stats_ms <= st->last_inflate_ms)
+			free = 0;
+		on_reclaim(k, st, in, total, self, free, d);
 		return;
 	}
 	d->want = need;
-	move_to(k, st, in, clamp(k, in, need), in->new_report, age, d);
+	move_to(k, st, in, clamp(k, in, need), in->new_report, age,
+		cost_stalled(k, &st->cost), d);
+}
+
+/*
+ * The fallback stall of a guest whose reports carry no pressure: each
+ * page swapped in and each major fault as 1 ms (a read from a virtio
+ * disk; more than a fast SSD's, so that the rule backs off sooner)
+ */
+#define PRESSURE_FAULT_US 1000ULL
+
+/*
+ * pressure: oomd's Senpai (senpai.c) moves the target.  Its tick is
+ * --pressure-tick-ms apart whatever the decisions' pace; its limit never
+ * goes below the floor, nor, on a guest whose anon cannot be reclaimed
+ * (no swap), below what working-set would keep.
+ */
+static void decide_pressure(const struct policy_knobs *k, struct policy_state *st,
+			    const struct policy_input *in, struct policy_decision *d)
+{
+	const struct ws_report *r = in->report;
+	__u64 cur = in->target ? in->target : in->actual, total, pages, lo, hi, t, free = 0;
+	struct senpai_knobs sk;
+	int from_stats;
+	double f;
+
+	senpai_knobs_default(&sk);
+	sk.pressure_us = (double)k->pressure_us;
+	hi = top(k, in);
+	if (cur >= hi + POLICY_MIN_CHANGE) {
+		set(d, hi, "max");
+		if (st->sp_started && st->sp.limit > hi)
+			st->sp.limit = hi;
+		return;
+	}
+	if (r && r->ext.known) {
+		total = r->ext.mem_some_us;
+		from_stats = 0;
+	} else if (!cost_promotions(in->stats, &pages)) {
+		total = pages * PRESSURE_FAULT_US;
+		from_stats = 1;
+	} else {
+		keep(d, "no-pressure");
+		return;
+	}
+	lo = clamp(k, in, 0);
+	if (r && r->ext.known && !r->ext.anon_reclaimable) {
+		/* no swap: never below what the guest cannot give up */
+		if (in->stats && in->stats->free >= 0 &&
+		    in->now_ms - in->stats_ms <= (double)k->max_age_ms)
+			free = (__u64)in->stats->free;
+		d->hot = ws_report_kept(r, k->idle_ms);
+		d->other = in->actual > ws_report_total(r) + free ?
+			   in->actual - ws_report_total(r) - free : 0;
+		lo = clamp(k, in, d->hot + k->headroom + d->other);
+	}
+	if (!st->sp_started || from_stats != st->sp_from_stats) {
+		senpai_start(&sk, &st->sp, cur, total);
+		st->sp_started = 1;
+		st->sp_from_stats = from_stats;
+		st->next_tick_ms = in->now_ms + (double)k->pressure_tick_ms;
+	}
+	f = 0;
+	if (in->now_ms >= st->next_tick_ms) {
+		st->next_tick_ms += (double)k->pressure_tick_ms;
+		if (st->next_tick_ms <= in->now_ms)
+			st->next_tick_ms = in->now_ms + (double)k->pressure_tick_ms;
+		f = senpai_tick(&sk, &st->sp, total, lo, hi);
+	}
+	if (st->sp.limit < lo)
+		st->sp.limit = lo;
+	if (st->sp.limit > hi)
+		st->sp.limit = hi;
+	t = st->sp.limit;
+	d->want = t;
+	if (t >= cur + POLICY_MIN_CHANGE)
+		set(d, t, t == lo && f <= 0 ? "floor" : "backoff");
+	else if (t + POLICY_MIN_CHANGE <= cur)
+		set(d, t, "probe");
+	else
+		keep(d, f < 0 && t == lo ? "floor" : "pressure-wait");
 }
 
 static void decide_available(const struct policy_knobs *k, struct policy_state *st,
@@ -230,7 +390,7 @@ static void decide_available(const struct policy_knobs *k, struct policy_state *
 	}
 	avail = (__u64)in->stats->available;
 	d->want = in->actual > avail ? in->actual - avail + keep_avail : keep_avail;
-	move_to(k, st, in, clamp(k, in, d->want), in->new_report, in->now_ms - in->stats_ms, d);
+	move_to(k, st, in, clamp(k, in, d->want), in->new_report, in->now_ms - in->stats_ms, 0, d);
 }
 
 void policy_decide(const struct policy_knobs *k, struct policy_state *st,
@@ -243,6 +403,9 @@ void policy_decide(const struct policy_knobs *k, struct policy_state *st,
 		break;
 	case POLICY_AVAILABLE:
 		decide_available(k, st, in, d);
+		break;
+	case POLICY_PRESSURE:
+		decide_pressure(k, st, in, d);
 		break;
 	default:
 		keep(d, "none");

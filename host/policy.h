@@ -13,6 +13,7 @@
 #define __WSR_HOST_POLICY_H
 
 #include "wsr.h"
+#include "senpai.h"
 
 struct ws_bin {
 	__u64 idle_le_ms;	/* pages idle for at most this long (the last bin: any) */
@@ -48,16 +49,19 @@ struct ws_report {
 	struct ws_node nodes[WSR_MAX_NODES];
 };
 
-/* virtio-balloon stats (guest-stats), bytes; -1 when the guest gave none */
+/* virtio-balloon stats (guest-stats); -1 when the guest gave none */
 struct ws_stats {
-	long long available;	/* stat-available-memory (MemAvailable) */
-	long long free;		/* stat-free-memory (MemFree) */
+	long long available;	/* stat-available-memory (MemAvailable), bytes */
+	long long free;		/* stat-free-memory (MemFree), bytes */
+	long long swap_in;	/* stat-swap-in: bytes swapped in since boot */
+	long long major_faults;	/* stat-major-faults: since boot */
 };
 
 enum policy_kind {
 	POLICY_NONE,		/* never sets a target */
 	POLICY_AVAILABLE,	/* stats only, as oVirt MOM */
 	POLICY_WORKING_SET,	/* the working set */
+	POLICY_PRESSURE,	/* oomd's Senpai on the guest's stall (senpai.h) */
 };
 
 /* the knobs; policy_knobs_default() documents the defaults (docs/policies.md too) */
@@ -72,17 +76,48 @@ struct policy_knobs {
 	__u64 ceiling;		/* never a target above (0: the RAM); --vm's max= */
 	__u64 max_age_ms;	/* no inflation on a report or stats older */
 	__u64 available_pct;	/* available: % of RAM kept available */
+	/* working-set's cost-aware T (costaware.h): T moves within these */
+	__u64 idle_min_ms, idle_max_ms;
+	__u64 slo_ppm;		/* promotions per minute, ppm of the working set */
+	/* pressure, and working-set's hold on inflation: stall per 30 s aimed at */
+	__u64 pressure_us;
+	__u64 pressure_tick_ms;	/* pressure: Senpai's tick */
 };
 
 void policy_knobs_default(struct policy_knobs *k);
-/* "none", "available", "working-set" -> 0 and *kind, or -1 */
+/* "none", "available", "working-set", "pressure" -> 0 and *kind, or -1 */
 int policy_kind_parse(const char *s, enum policy_kind *kind);
 const char *policy_kind_name(enum policy_kind kind);
+
+/*
+ * What reclaim costs one guest (costaware.c): the promotion rate that
+ * moves working-set's T, and the stall that holds inflation back.
+ */
+struct cost_state {
+	__u64 idle_ms;		/* T now; 0 before the first decision (then --idle-ms) */
+	int win_valid;		/* a window of promotions is open */
+	double win_ms;		/* when it opened (the stats' time) */
+	__u64 win_pages;	/* promotions (pages) at its start */
+	double last_stats_ms;	/* the stats last taken */
+	unsigned int quiet;	/* windows in a row well below the SLO */
+	double rate_ppm;	/* the last window's promotions/min, ppm of the working set; -1 none */
+	int psi_valid;
+	__u64 psi_us;		/* the stall total of the last report seen */
+	double psi_ms;		/* its time (arrival less data age) */
+	double stall_us_per_30s;	/* between the last two reports; -1 none */
+};
 
 /* what the policy remembers of one VM between decisions */
 struct policy_state {
 	double hold_until_ms;	/* no inflation before */
 	double last_reclaim_ms;	/* when the last reclaim report was seen */
+	double last_inflate_ms;	/* when the policy last set an inflation; 0 never */
+	struct cost_state cost;	/* working-set */
+	/* pressure: Senpai's state, started at the first decision */
+	struct senpai_state sp;
+	int sp_started;
+	double next_tick_ms;
+	int sp_from_stats;	/* its stall total is the fallback from the stats */
 };
 
 /* what one decision sees */
@@ -100,6 +135,12 @@ struct policy_input {
 	int new_report;
 	const struct ws_stats *stats;	/* NULL when polling gave none yet */
 	double stats_ms;		/* when the stats were read */
+	/*
+	 * reclaim reports the policy has not decided on: received but
+	 * replaced by a later report before a decision, or never received
+	 * (the header's reclaim_seq jumped by more than one)
+	 */
+	unsigned int unseen_reclaims;
 };
 
 enum policy_action {
@@ -113,6 +154,7 @@ struct policy_decision {
 	__u64 want;		/* what the rule asked for before step, floor, RAM */
 	__u64 hot;		/* working-set: bytes idle for less than T */
 	__u64 other;		/* working-set: bytes the histogram does not count */
+	__u64 idle_ms;		/* working-set: T used */
 	char reason[32];	/* one word: deflate-reclaim, inflate-step, hold, max, ... */
 };
 
@@ -128,6 +170,13 @@ void policy_decide(const struct policy_knobs *k, struct policy_state *st,
 
 /* working-set: bytes in bins idle for at most T (T rounded up to a bound) */
 __u64 ws_report_hot(const struct ws_report *r, __u64 idle_ms);
+/*
+ * What the guest cannot give up: ws_report_hot(), plus every anon byte
+ * of the colder bins when the header says its anon is not reclaimable (no
+ * swap: such a guest's anon is 0 in its bins, but a bin that counts some
+ * is kept all the same)
+ */
+__u64 ws_report_kept(const struct ws_report *r, __u64 idle_ms);
 /* all bytes the report counts */
 __u64 ws_report_total(const struct ws_report *r);
 

@@ -482,5 +482,7 @@ int qmp_stats_parse(struct json_object *msg, struct ws_stats *s, __u64 *last_upd
 		return -1;
 	s->available = stat_at(stats, "stat-available-memory");
 	s->free = stat_at(stats, "stat-free-memory");
+	s->swap_in = stat_at(stats, "stat-swap-in");
+	s->major_faults = stat_at(stats, "stat-major-faults");
 	return 0;
 }

@@ -99,8 +99,9 @@ int qmp_return_u64(struct json_object *msg, const char *key, __u64 *v);
 int qmp_report_parse(struct json_object *msg, struct ws_report *r);
 
 /*
- * A reply to qom-get of guest-stats into *s (stat-available-memory and
- * stat-free-memory; -1 for what the guest did not give) and its
+ * A reply to qom-get of guest-stats into *s (stat-available-memory,
+ * stat-free-memory, stat-swap-in and stat-major-faults; -1 for what the
+ * guest did not give) and its
  * last-update (0 before the guest sent any): 0, or -1 when malformed.
  */
 int qmp_stats_parse(struct json_object *msg, struct ws_stats *s, __u64 *last_update);

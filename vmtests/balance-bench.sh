@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The balance benchmark (make bench, or alone): four guests at once, each
 # 1 GiB of RAM and 1 vCPU with swap on its disk, under one wsr-host
-# balance per policy (none, available, working-set), RUNS times each,
-# the policies taking turns.  The roles are in vmtests/balance-bench-guest.sh
+# balance per policy (none, available, working-set; pressure when asked),
+# RUNS times each, the policies taking turns.  The roles are in vmtests/balance-bench-guest.sh
 # (A: hot and cold anon; B: a file scanned once, then a small hot file
 # set; C: a hot set that grows; D: redis-server queried on 10% of its
 # keys).  Per run it keeps, in OUT/POLICY-N/: each guest's console
@@ -15,7 +15,8 @@
 #                                 [--out DIR]
 #   --runs N        runs per policy (3)
 #   --secs S        each guest's workload time (210); a run is S + ~60 s
-#   --policies LIST space-separated ("none available working-set")
+#   --policies LIST space-separated, of none, available, working-set and
+#                   pressure ("none available working-set")
 #   --out DIR       where runs and plots go (build/balance-bench)
 set -eu
 . "$(dirname "$0")/lib.sh"
@@ -36,7 +37,7 @@ done
 case "$runs$secs" in *[!0-9]*|"") die "--runs and --secs take whole numbers" ;; esac
 [ "$secs" -ge 120 ] || die "--secs must be at least 120 (the workloads take a minute to set up)"
 for p in $policies; do
-	case "$p" in none|available|working-set) ;; *) die "unknown policy '$p'" ;; esac
+	case "$p" in none|available|working-set|pressure) ;; *) die "unknown policy '$p'" ;; esac
 done
 host=$WSR_ROOT/build/wsr-host
 [ -x "$host" ] || die "no $host: run make all first"

@@ -88,13 +88,11 @@ static void say(struct fake *f, const char *s)
 		f->fd = -1;
 }
 
-/* a report: 64 MiB idle <= 1 s, @cold MiB idle beyond 60 s, per node 0 */
-static void report(struct fake *f, const char *cause, unsigned long long hot,
-		   unsigned long long cold)
+/* a report's event: @hot bytes idle <= 1 s, @cold bytes idle beyond 60 s, node 0 */
+static void report_text(char *s, size_t size, const char *cause, unsigned long long hot,
+			unsigned long long cold)
 {
-	char s[1024];
-
-	snprintf(s, sizeof(s),
+	snprintf(s, size,
 		 "{\"event\": \"WORKING_SET_EVENT\", \"data\": {\"cause\": \"%s\", "
 		 "\"data-age-ms\": 100, \"nodes\": [{\"node-id\": 0, \"bins\": ["
 		 "{\"idle-age-ms\": 1000, \"anon-bytes\": %llu, \"file-bytes\": 0}, "
@@ -102,6 +100,14 @@ static void report(struct fake *f, const char *cause, unsigned long long hot,
 		 "{\"idle-age-ms\": 9223372036854775807, \"anon-bytes\": %llu, \"file-bytes\": 0}"
 		 "]}]}, \"timestamp\": {\"seconds\": 1, \"microseconds\": 0}}",
 		 cause, hot, cold);
+}
+
+static void report(struct fake *f, const char *cause, unsigned long long hot,
+		   unsigned long long cold)
+{
+	char s[1024];
+
+	report_text(s, sizeof(s), cause, hot, cold);
 	say(f, s);
 }
 
@@ -421,8 +427,9 @@ static const char *two_vms_one_closes(void)
 	report(&vm[0], "reclaim", vm[0].actual, 0);
 	serve(150);
 	ASSERT_GT(vm[0].last_balloon, 0, "a's target within 150 ms of a reclaim report");
-	ASSERT_HAS_SUBSTR(file_text("out"), "vm=a policy=working-set action=set reason=deflate-reclaim",
-			  "a's deflate-reclaim decision logged");
+	/* deflate-self: balance inflated a within the last 10 s (--max-age-ms) */
+	ASSERT_HAS_SUBSTR(file_text("out"), "vm=a policy=working-set action=set reason=deflate-",
+			  "a's deflation on a reclaim report logged");
 	i = term(1000);
 	ASSERT_EQ((int)i, 0, "balance's exit status within 1 s of SIGTERM");
 	return NULL;
@@ -778,6 +785,55 @@ static int a_set(void)
 	return vm[0].balloons > 0;
 }
 
+/* a's inflation is done: its size has not moved for the last 2 s */
+static int a_settled(void)
+{
+	static unsigned long long last;
+	static double since;
+
+	if (vm[0].actual != last || !vm[0].balloons) {
+		last = vm[0].actual;
+		since = mono_ms();
+	}
+	return vm[0].balloons && mono_ms() - since >= 2000;
+}
+
+/*
+ * A reclaim report and the answer to a request (a report of cause
+ * request, which shows a guest with room) come in one read: balance
+ * decides on each event, so the reclaim still deflates a at once, rather
+ * than the answer replacing it before any decision.
+ */
+static const char *reclaim_and_answer_in_one_read(void)
+{
+	char r1[1024], r2[1024], both[2100];
+	unsigned long long before;
+
+	ASSERT_TRUE(serve_until(8000, a_settled), "a's inflation done in 8 s (a at %llu MiB)",
+		    vm[0].actual / MIB);
+	before = vm[0].actual;
+	ASSERT_LT(before, RAM, "a's size after its inflation");
+	/* a thrashes: all its memory in use; then the answer, from before */
+	report_text(r1, sizeof(r1), "reclaim", before, 0);
+	report_text(r2, sizeof(r2), "request", 64 * MIB,
+		    before > RAM - 300 * MIB ? before - (RAM - 300 * MIB) : 0);
+	snprintf(both, sizeof(both), "%s\r\n%s\r\n", r1, r2);
+	ASSERT_EQ(write(vm[0].fd, both, strlen(both)), (ssize_t)strlen(both),
+		  "both events in one write");
+	serve(500);
+	ASSERT_GT(vm[0].last_balloon, before, "a's target within 500 ms, against its size before");
+	ASSERT_HAS_SUBSTR(file_text("out"), "vm=a policy=working-set action=set reason=deflate-",
+			  "a's deflation on the reclaim report logged");
+	return NULL;
+}
+
+static const char *test_reclaim_and_answer_in_one_read(void)
+{
+	const char *err = start(NULL, NULL, 0, NULL);
+
+	return finish(err ? err : reclaim_and_answer_in_one_read());
+}
+
 /*
  * a's balloon moves away from balance's target by itself (virsh setmem):
  * balance leaves a alone until it has stayed put for --foreign-hold-ms,
@@ -1085,9 +1141,13 @@ static const char *test_bad_input_refused(void)
 		{ "balance", "--vm", "a=/x,max=1,max=2", NULL },
 		{ "balance", "--vm", "a=,min=1", NULL },
 		{ "balance", "--vm", "a=/x,min=", NULL },
+		{ "balance", "--vm", "a=/x", "--slo-ppm" },
+		{ "balance", "--vm", "a=/x", "--pressure-tick-ms" },
+		{ "balance", "--vm", "a=/x", "--idle-max-ms" },
 	};
 	static const char *const val[] = { NULL, NULL, "workingset", NULL, "0", "host:80",
-					   "squeeze", "0", NULL, NULL, NULL, NULL, NULL, NULL };
+					   "squeeze", "0", NULL, NULL, NULL, NULL, NULL, NULL,
+					   "0", "50", "5000" };
 	unsigned int i;
 
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
@@ -1125,6 +1185,8 @@ static const struct unit_test tests[] = {
 	{ "balance_cuts_off_a_vm_that_sends_an_endless_message", test_endless },
 	{ "balance_keeps_each_target_within_its_vms_min_and_max", test_vm_bounds },
 	{ "balance_dry_run_decides_and_sends_no_balloon", test_dry_run },
+	{ "balance_decides_a_reclaim_event_and_an_answer_in_one_read",
+	  test_reclaim_and_answer_in_one_read },
 	{ "balance_on_exit_deflates_what_it_set_or_keeps_it", test_on_exit },
 	{ "balance_leaves_a_vm_alone_whose_target_was_set_elsewhere", test_foreign },
 	{ "balance_metrics_flood_leaves_a_reconnecting_vm_managed_and_a_scrape_served",

@@ -21,8 +21,9 @@ static char *two_vms(const char *name_a)
 	struct metrics_vm v[2] = {
 		{ .name = name_a, .up = 1, .report = &rep, .report_age_s = 1.5,
 		  .ram = 512 * MIB, .actual = 300 * MIB, .target = 296 * MIB,
-		  .reports = { [WSR_CAUSE_REQUEST] = 7, [WSR_CAUSE_RECLAIM] = 3 }, .decisions = 4 },
-		{ .name = "b" },
+		  .reports = { [WSR_CAUSE_REQUEST] = 7, [WSR_CAUSE_RECLAIM] = 3 }, .decisions = 4,
+		  .missed_reclaims = 2, .idle_s = 20, .promotion_rate = 0.001 },
+		{ .name = "b", .promotion_rate = -1 },
 	};
 	__u32 n, b;
 
@@ -75,6 +76,12 @@ static const char *test_samples(void)
 		"# TYPE wsr_reports_total counter\n",
 		"# TYPE wsr_balance_decisions_total counter\n",
 		"# TYPE wsr_working_set_bytes gauge\n",
+		"wsr_balance_missed_reclaims_total{vm=\"a\"} 2\n",
+		"wsr_balance_missed_reclaims_total{vm=\"b\"} 0\n",
+		"wsr_balance_idle_threshold_seconds{vm=\"a\"} 20\n",
+		"wsr_balance_promotion_rate{vm=\"a\"} 0.001\n",
+		"# TYPE wsr_balance_missed_reclaims_total counter\n",
+		"# TYPE wsr_balance_idle_threshold_seconds gauge\n",
 	};
 	char *t = two_vms("a");
 	unsigned int i;
@@ -86,6 +93,9 @@ static const char *test_samples(void)
 	ASSERT_EQ(count(t, "\nwsr_working_set_bytes{"), 16, "working-set samples");
 	/* b has none */
 	ASSERT_NO_SUBSTR(t, "wsr_balloon_target_bytes{vm=\"b\"}", "the exposition");
+	/* b has no T (not working-set) and no rate */
+	ASSERT_NO_SUBSTR(t, "wsr_balance_idle_threshold_seconds{vm=\"b\"}", "the exposition");
+	ASSERT_NO_SUBSTR(t, "wsr_balance_promotion_rate{vm=\"b\"}", "the exposition");
 	free(t);
 	return NULL;
 }

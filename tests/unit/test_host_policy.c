@@ -5,6 +5,7 @@
  * 60 s (and the catch-all), as vmtests/balloon-test.sh boots it.
  */
 #include <string.h>
+#include "costaware.h"
 #include "policy.h"
 #include "unit.h"
 
@@ -55,6 +56,8 @@ static void vm_init(struct vm *v, enum policy_kind kind)
 	v->in.now_ms = 100000;
 	v->stats.available = -1;
 	v->stats.free = -1;
+	v->stats.swap_in = -1;
+	v->stats.major_faults = -1;
 }
 
 /*
@@ -68,7 +71,8 @@ static void step(struct vm *v, double now, int reclaim, const unsigned int mib[5
 	v->in.report = &v->r;
 	v->in.report_ms = now;
 	v->in.new_report = 1;
-	v->in.stats = v->stats.free >= 0 || v->stats.available >= 0 ? &v->stats : NULL;
+	v->in.stats = v->stats.free >= 0 || v->stats.available >= 0 || v->stats.swap_in >= 0 ||
+		      v->stats.major_faults >= 0 ? &v->stats : NULL;
 	v->in.stats_ms = now;
 	policy_decide(&v->k, &v->st, &v->in, &v->d);
 	if (v->d.action == POLICY_SET) {
@@ -431,7 +435,384 @@ static const char *test_knob_names(void)
 	ASSERT_EQ(k, POLICY_AVAILABLE, "available");
 	ASSERT_OK(policy_kind_parse("none", &k), "none");
 	ASSERT_EQ(k, POLICY_NONE, "none");
+	ASSERT_OK(policy_kind_parse("pressure", &k), "pressure");
+	ASSERT_EQ(k, POLICY_PRESSURE, "pressure");
 	ASSERT_ERR(policy_kind_parse("workingset", &k), "workingset");
+	return NULL;
+}
+
+/*
+ * The bottom of the saw.  A reclaim report while an inflation is under
+ * way (the balloon got 16 MiB of its 64 MiB step) asks for less than the
+ * balloon's size now: the target goes to that need, below the balloon's
+ * actual size, not to the actual size, where the saw used to stop; after
+ * the hold-off, inflation goes on down to the need of the request reports.
+ */
+static const char *test_saw_bottom_is_the_need(void)
+{
+	/* 64 MiB hot, 150 MiB cold: the guest reclaims the cold pages */
+	static const unsigned int reclaiming[5] = { 64, 0, 0, 0, 150 };
+	struct vm v;
+	__u64 want, need;
+	double t;
+
+	vm_init(&v, POLICY_WORKING_SET);
+	step(&v, 100000, 0, hot64_cold300, 0);
+	ASSERT_EQ(v.d.action, POLICY_SET, "the first report's action (%s)", v.d.reason);
+	ASSERT_EQ(v.in.target, RAM - v.k.step, "the first step's target");
+	v.in.actual = RAM - 16 * MIB;
+	step(&v, 101000, 1, reclaiming, 0);
+	/* hot 64 + headroom 64 + other (496 - 214) + margin 64 */
+	want = 64 * MIB + v.k.headroom + (v.in.actual - 214 * MIB) + v.k.reclaim_margin;
+	ASSERT_EQ(want, 474 * MIB, "the need of the recorded report");
+	ASSERT_EQ(v.d.action, POLICY_SET, "the reclaim report's action (%s)", v.d.reason);
+	ASSERT_STREQ(v.d.reason, "deflate-reclaim", "the reclaim report's reason");
+	ASSERT_EQ(v.d.target, want, "the target: the report's need");
+	ASSERT_LT(v.d.target, v.in.actual, "the target, against the balloon's size");
+	/* the balloon reaches it; requests during the hold-off change nothing */
+	v.in.actual = v.in.target;
+	for (t = 103000; t < 101000 + v.k.hold_ms; t += 2000) {
+		step(&v, t, 0, hot64_cold300, 1);
+		ASSERT_EQ(v.d.action, POLICY_KEEP, "the action at %.0f ms (%s)", t, v.d.reason);
+	}
+	/* then down to the need, in steps: 64 hot + 64 headroom + 148 other */
+	need = 64 * MIB + v.k.headroom + 148 * MIB;
+	for (; t < 101000 + v.k.hold_ms + 20000; t += 2000) {
+		unsigned int mib[5] = { 64, 0, 0, 0, 300 - (RAM - v.in.actual) / MIB };
+
+		step(&v, t, 0, mib, 1);
+	}
+	ASSERT_EQ(v.in.actual, need, "the size at the end, against the need");
+	return NULL;
+}
+
+/*
+ * A reclaim report that balance's own inflation caused: a 1 GiB guest
+ * with 100 MiB in use and 600 MiB free (by the stats, read after each
+ * step) reclaims after every step, as kswapd wakes on the node the
+ * balloon takes its pages from while the free memory is on the other.
+ * Each report is weighed with that free memory taken off: inflation goes
+ * on, and at its end the guest is deflated by what it needs (the margin
+ * over the need), never back to its RAM.
+ */
+static const char *test_self_caused_reclaim_deflates_by_the_need(void)
+{
+	static const unsigned int in_use[5] = { 100, 0, 0, 0, 0 };
+	__u64 ram = 1024 * MIB, need, covered = 0, prev;
+	struct vm v;
+	double t = 100000;
+	int i;
+
+	vm_init(&v, POLICY_WORKING_SET);
+	v.in.ram = v.in.actual = ram;
+	/* 100 in use, 600 free, 324 the kernel and the rest */
+	need = 100 * MIB + v.k.headroom + 324 * MIB;
+	for (i = 0; i < 12; i++, t += 2000) {
+		v.stats.free = 600 * MIB - (ram - v.in.actual);
+		step(&v, t, 0, in_use, 1);
+		if (v.d.action == POLICY_SET)
+			ASSERT_STRPREFIX(v.d.reason, "inflate", "request %d's reason", i);
+		/* the step's reclaim report, with stats read after the step */
+		v.stats.free = 600 * MIB - (ram - v.in.actual);
+		prev = v.in.actual;
+		step(&v, t + 500, 1, in_use, 1);
+		ASSERT_LT(v.in.actual, ram, "the size after reclaim report %d (%s)", i,
+			  v.d.reason);
+		if (v.d.action == POLICY_KEEP) {
+			ASSERT_STREQ(v.d.reason, "reclaim-covered", "reclaim report %d's reason", i);
+			covered++;
+		} else {
+			ASSERT_STREQ(v.d.reason, "deflate-self", "reclaim report %d's reason", i);
+			ASSERT_LE(v.d.target - prev, v.k.reclaim_margin + v.k.headroom,
+				  "reclaim report %d's deflation", i);
+		}
+	}
+	ASSERT_GE(covered, 5, "reclaim reports that left the inflation going");
+	ASSERT_LE(v.in.actual, need + v.k.reclaim_margin, "the size at the end");
+	ASSERT_GE(v.in.actual, need, "the size at the end");
+	return NULL;
+}
+
+/* a report with the extended header: @swap is anon_reclaimable, PSI some @some_us */
+static void with_ext(struct ws_report *r, int swap, __u64 some_us, __u32 seq)
+{
+	r->ext = (struct ws_report_ext){ .known = 1, .anon_reclaimable = swap,
+					 .reclaim_seq = seq, .mem_some_us = some_us };
+}
+
+/*
+ * A guest without swap, with 64 MiB hot and 256 MiB of cold anon, which
+ * its report still counts in a bin: that anon is not reclaimable, and the
+ * balloon never takes it, however many reports say it is cold.
+ */
+static const char *test_no_swap_cold_anon_is_kept(void)
+{
+	struct vm v;
+	__u64 keep;
+	int i;
+
+	vm_init(&v, POLICY_WORKING_SET);
+	v.k.step = RAM;
+	/* 64 hot + 256 cold anon + headroom; 176 MiB kernel and free (no stats) */
+	keep = 64 * MIB + 256 * MIB + v.k.headroom;
+	for (i = 0; i < 20; i++) {
+		static const unsigned int cold_anon[5] = { 64, 0, 0, 0, 256 };
+
+		v.r = report(0, cold_anon);
+		with_ext(&v.r, 0, 0, 0);
+		v.in.now_ms = 100000 + i * 2000;
+		v.in.report = &v.r;
+		v.in.report_ms = v.in.now_ms;
+		v.in.new_report = 1;
+		policy_decide(&v.k, &v.st, &v.in, &v.d);
+		if (v.d.action == POLICY_SET)
+			v.in.actual = v.in.target = v.d.target;
+		ASSERT_GE(v.in.actual, keep, "the size after report %d (%s)", i, v.d.reason);
+	}
+	return NULL;
+}
+
+/* stats at @ms with these counters since boot */
+static void stats_at(struct vm *v, double ms, long long swap_in, long long majflt)
+{
+	v->stats.swap_in = swap_in;
+	v->stats.major_faults = majflt;
+	v->in.stats = &v->stats;
+	v->in.stats_ms = ms;
+}
+
+/*
+ * T goes up: 64 MiB of working set (idle < 120 s) and 300 MiB idle for
+ * more than a minute; the guest faults 100 pages back every 2 s (6 MiB
+ * a minute: 9% of its working set, 0.2% allowed).  T doubles every
+ * minute, to 80 s after three; past the 60 s bin the cold memory counts
+ * as in use, and the guest is deflated.
+ */
+static const char *test_idle_threshold_goes_up(void)
+{
+	struct vm v;
+	long long faults = 0;
+	int i;
+
+	vm_init(&v, POLICY_WORKING_SET);
+	v.stats.free = -1;
+	for (i = 0; i <= 90; i++) {
+		double now = 100000 + i * 2000;
+
+		stats_at(&v, now, 0, faults);
+		faults += 100;
+		step(&v, now, 0, hot64_cold300, 1);
+		if (i == 30)
+			ASSERT_EQ(v.d.idle_ms, 20000, "T after a minute");
+		if (i == 60)
+			ASSERT_EQ(v.d.idle_ms, 40000, "T after two minutes");
+	}
+	ASSERT_EQ(v.d.idle_ms, 80000, "T after three minutes");
+	ASSERT_TRUE(v.st.cost.rate_ppm > 2000, "the rate %.0f ppm/min, against the SLO",
+		    v.st.cost.rate_ppm);
+	ASSERT_GE(v.in.actual, 364 * MIB + v.k.headroom, "the size with T at 80 s");
+	return NULL;
+}
+
+/*
+ * T comes down: from 80 s, a guest that faults nothing back has it
+ * halved after 5 quiet minutes, again after 5 more, and never below
+ * --idle-min-ms.
+ */
+static const char *test_idle_threshold_comes_down(void)
+{
+	struct vm v;
+	int i;
+
+	vm_init(&v, POLICY_WORKING_SET);
+	v.k.idle_ms = 80000;
+	for (i = 0; i <= 40 * 30; i++) {
+		double now = 100000 + i * 2000;
+
+		stats_at(&v, now, 4096 * 1000, 500);
+		step(&v, now, 0, hot64_cold300, 1);
+		if (i == 4 * 30)
+			ASSERT_EQ(v.d.idle_ms, 80000, "T after 4 quiet minutes");
+		if (i == 5 * 30)
+			ASSERT_EQ(v.d.idle_ms, 40000, "T after 5 quiet minutes");
+		if (i == 10 * 30)
+			ASSERT_EQ(v.d.idle_ms, 20000, "T after 10 quiet minutes");
+	}
+	ASSERT_EQ(v.d.idle_ms, v.k.idle_min_ms, "T after 40 quiet minutes");
+	return NULL;
+}
+
+/*
+ * The guest's stall holds inflation back: 64 MiB hot and 300 cold, but
+ * 5 ms of memory stall per 2 s between reports (75 ms per 30 s, 10 ms
+ * allowed): no inflation (reason pressure).  When the stall stops,
+ * inflation goes on.
+ */
+static const char *test_pressure_holds_inflation_back(void)
+{
+	struct vm v;
+	__u64 some = 1000000;
+	int i;
+
+	vm_init(&v, POLICY_WORKING_SET);
+	for (i = 0; i < 10; i++) {
+		v.r = report(0, hot64_cold300);
+		with_ext(&v.r, 1, some, 0);
+		some += 5000;
+		v.in.now_ms = 100000 + i * 2000;
+		v.in.report = &v.r;
+		v.in.report_ms = v.in.now_ms;
+		v.in.new_report = 1;
+		policy_decide(&v.k, &v.st, &v.in, &v.d);
+		if (i == 0)
+			continue;	/* no stall known yet from one report */
+		ASSERT_EQ(v.d.action, POLICY_KEEP, "report %d's action (%s)", i, v.d.reason);
+		ASSERT_STREQ(v.d.reason, "pressure", "report %d's reason", i);
+	}
+	v.in.target = v.in.actual = RAM;
+	v.r = report(0, hot64_cold300);
+	with_ext(&v.r, 1, some - 5000, 0);
+	v.in.now_ms += 2000;
+	v.in.report_ms = v.in.now_ms;
+	policy_decide(&v.k, &v.st, &v.in, &v.d);
+	ASSERT_EQ(v.d.action, POLICY_SET, "the action once the stall stopped (%s)", v.d.reason);
+	ASSERT_STRPREFIX(v.d.reason, "inflate", "the reason once the stall stopped");
+	return NULL;
+}
+
+/*
+ * A reclaim the host never received: a request report whose reclaim
+ * sequence number jumped, or one that replaced a reclaim report before a
+ * decision (balance counts both), is decided on as a reclaim.
+ */
+static const char *test_unseen_reclaim_deflates(void)
+{
+	static const unsigned int thrash[5] = { 200, 40, 0, 0, 0 };
+	struct vm v;
+
+	vm_init(&v, POLICY_WORKING_SET);
+	v.in.actual = v.in.target = 300 * MIB;
+	v.stats.free = 50 * MIB;
+	v.in.unseen_reclaims = 1;
+	step(&v, 100000, 0, thrash, 0);
+	ASSERT_EQ(v.d.action, POLICY_SET, "the action (%s)", v.d.reason);
+	ASSERT_STREQ(v.d.reason, "deflate-missed", "the reason");
+	/* as a reclaim report: 240 hot, 60 other, headroom and margin */
+	ASSERT_EQ(v.d.target, 428 * MIB, "the target");
+	return NULL;
+}
+
+/* pressure: Senpai's tick every 5 s, on the header's stall total @some */
+static void pressure_tick(struct vm *v, double now, __u64 some, int swap)
+{
+	static const unsigned int cold_anon[5] = { 64, 0, 0, 0, 256 };
+
+	v->r = report(0, cold_anon);
+	with_ext(&v->r, swap, some, 0);
+	v->in.now_ms = now;
+	v->in.report = &v->r;
+	v->in.report_ms = now;
+	v->in.new_report = 1;
+	policy_decide(&v->k, &v->st, &v->in, &v->d);
+	if (v->d.action == POLICY_SET)
+		v->in.actual = v->in.target = v->d.target;
+}
+
+/*
+ * Senpai through the policy: a 1 GiB guest with no stall is probed down
+ * by 1% after each interval (6 ticks of 5 s); 100 ms of stall in one
+ * tick backs it off at once, by (100 / 10 / 20)^2 = 25%.
+ */
+static const char *test_pressure_probes_and_backs_off(void)
+{
+	__u64 some = 5000000, before;
+	struct vm v;
+	double t = 100000;
+	int i, probes = 0;
+
+	vm_init(&v, POLICY_PRESSURE);
+	v.in.ram = 1024 * MIB;
+	v.in.actual = 800 * MIB;
+	for (i = 0; i < 7 * 4; i++, t += 5000) {
+		before = v.in.actual;
+		pressure_tick(&v, t, some, 1);
+		if (v.d.action != POLICY_SET)
+			continue;
+		probes++;
+		ASSERT_STREQ(v.d.reason, "probe", "tick %d's reason", i);
+		ASSERT_EQ(v.d.target, (__u64)(before * 0.99) & ~0xfffULL, "tick %d's target", i);
+	}
+	ASSERT_EQ(probes, 3, "probes in 28 ticks (one per 7)");
+	before = v.in.actual;
+	some += 100000;
+	pressure_tick(&v, t, some, 1);
+	ASSERT_EQ(v.d.action, POLICY_SET, "the action on 100 ms of stall (%s)", v.d.reason);
+	ASSERT_STREQ(v.d.reason, "backoff", "the reason on 100 ms of stall");
+	ASSERT_EQ(v.d.target, (__u64)(before * 1.25) & ~0xfffULL, "the target after the backoff");
+	return NULL;
+}
+
+/*
+ * The fallback: an older QEMU's reports carry no pressure; the stats'
+ * swap-ins and major faults do, as 1 ms each.  100 major faults in a tick
+ * (100 ms, over 10) back the guest off by 25%.
+ */
+static const char *test_pressure_falls_back_to_faults(void)
+{
+	struct vm v;
+	double t = 100000;
+	int i;
+
+	vm_init(&v, POLICY_PRESSURE);
+	v.in.actual = 400 * MIB;
+	v.r = report(0, hot64_cold300);
+	v.in.report = &v.r;
+	for (i = 0; i < 8; i++, t += 5000) {
+		v.in.now_ms = t;
+		stats_at(&v, t, 0, 0);
+		policy_decide(&v.k, &v.st, &v.in, &v.d);
+		ASSERT_TRUE(strcmp(v.d.reason, "no-pressure"), "tick %d's reason: %s", i,
+			    v.d.reason);
+	}
+	v.in.now_ms = t;
+	stats_at(&v, t, 0, 100);
+	policy_decide(&v.k, &v.st, &v.in, &v.d);
+	ASSERT_EQ(v.d.action, POLICY_SET, "the action on 100 faults (%s)", v.d.reason);
+	ASSERT_STREQ(v.d.reason, "backoff", "the reason on 100 faults");
+	ASSERT_GT(v.d.target, 400 * MIB, "the target after the backoff");
+	/* no pressure of any kind: nothing moves */
+	v.in.stats = NULL;
+	policy_decide(&v.k, &v.st, &v.in, &v.d);
+	ASSERT_STREQ(v.d.reason, "no-pressure", "the reason without any pressure signal");
+	return NULL;
+}
+
+/*
+ * pressure on a guest without swap: no stall ever comes from its 256 MiB
+ * of cold anon, which it cannot give up, so the probes would go on down
+ * into an OOM kill.  They stop at what working-set keeps: 64 hot + 256
+ * anon + headroom + what the histogram does not count, less the free
+ * memory (100 MiB of kernel; the rest free, as the stats say).
+ */
+static const char *test_pressure_never_probes_a_swapless_guest_below_its_need(void)
+{
+	struct vm v;
+	double t = 100000;
+	__u64 keep;
+	int i, probes = 0;
+
+	vm_init(&v, POLICY_PRESSURE);
+	keep = 64 * MIB + 256 * MIB + v.k.headroom + 100 * MIB;
+	for (i = 0; i < 2000; i++, t += 5000) {
+		v.stats.free = v.in.actual > 420 * MIB ? v.in.actual - 420 * MIB : 0;
+		v.in.stats = &v.stats;
+		v.in.stats_ms = t;
+		pressure_tick(&v, t, 1000, 0);
+		probes += v.d.action == POLICY_SET;
+		ASSERT_GE(v.in.actual + POLICY_MIN_CHANGE, keep, "the size at tick %d (%s)", i,
+			  v.d.reason);
+	}
+	ASSERT_GE(probes, 2, "probes down to the need");
 	return NULL;
 }
 
@@ -455,6 +836,18 @@ static const struct unit_test tests[] = {
 	{ "policy_available_baseline", test_available_baseline },
 	{ "policy_none_never_sets", test_none_never_sets },
 	{ "policy_kind_names", test_knob_names },
+	{ "policy_saw_bottom_is_the_need", test_saw_bottom_is_the_need },
+	{ "policy_self_caused_reclaim_deflates_by_the_need",
+	  test_self_caused_reclaim_deflates_by_the_need },
+	{ "policy_no_swap_cold_anon_is_kept", test_no_swap_cold_anon_is_kept },
+	{ "policy_unseen_reclaim_deflates", test_unseen_reclaim_deflates },
+	{ "policy_idle_threshold_goes_up", test_idle_threshold_goes_up },
+	{ "policy_idle_threshold_comes_down", test_idle_threshold_comes_down },
+	{ "policy_pressure_holds_inflation_back", test_pressure_holds_inflation_back },
+	{ "policy_pressure_probes_and_backs_off", test_pressure_probes_and_backs_off },
+	{ "policy_pressure_falls_back_to_faults", test_pressure_falls_back_to_faults },
+	{ "policy_pressure_never_probes_a_swapless_guest_below_its_need",
+	  test_pressure_never_probes_a_swapless_guest_below_its_need },
 };
 
 UNIT_MAIN(tests)
