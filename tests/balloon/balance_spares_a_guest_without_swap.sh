@@ -3,9 +3,10 @@
 #
 # Alone: vmtests/run-test tests/balloon/balance_spares_a_guest_without_swap.sh
 #
-# Guest half of balance_does_not_oom_a_guest_without_swap: swap off, a
-# workload holds 256 MiB of cold anon (written once, never touched again)
-# and 16 MiB of hot anon.  Idle for minutes, that anon looks like the
+# Guest half of balance_does_not_oom_a_guest_without_swap: a workload
+# holds 256 MiB of cold anon (written once, never touched again) and 16
+# MiB of hot anon; aged for 15 s with swap on, the cold anon is in MGLRU's
+# old generations; then swap goes off.  Idle, that anon looks like the
 # first thing to take; but without swap the guest cannot reclaim it, its
 # reports say so (anon not reclaimable, no anon in the bins), and the
 # balloon must leave it room.  After 45 s of "balance --policy
@@ -17,11 +18,15 @@ guest_half() {
 	# shellcheck source=transport-lib.sh
 	. /host/transport-lib.sh
 
-	swaps=$(tail -n +2 /proc/swaps | awk '{ print $1 }')
-	# shellcheck disable=SC2086 # one word per device
-	[ -z "$swaps" ] || swapoff $swaps || fail "swapoff failed"
 	start_daemon
 	w=$(start_workload --hot 16 --cold 256 --period-ms 100)
+	# with swap, the daemon's aging for the device (refresh_ms 1000) makes
+	# the cold anon old; then swap goes, and MGLRU leaves it where it is
+	sleep 15
+	swaps=$(tail -n +2 /proc/swaps | awk '{ print $1 }')
+	[ -n "$swaps" ] || fail "no swap to turn off"
+	# shellcheck disable=SC2086 # one word per device
+	swapoff $swaps || fail "swapoff failed"
 	total=$(meminfo MemTotal)
 	mark "READY MemTotal=$total MemAvailable=$(meminfo MemAvailable)"
 	wait_until 120 ws_at_least configs 1 || fail "no configuration from the host: $(ws_state)"
