@@ -46,8 +46,8 @@ END {
 		for (j = 1; j <= n; j++) v[p, "saved_mib"] = v[p, "saved_mib"] " " ref - a[j]
 		saved[p] = med(v[p, "saved_mib"])
 	}
-	print "| policy | runs | host, mean MiB | host, peak MiB | saved, mean MiB | saved / best other's | charged, not mapped MiB | Pss, mean MiB | saved by Pss MiB | balloon actual, mean MiB | OOM kills | redis p99 ms |"
-	print "|---|---|---|---|---|---|---|---|---|---|---|---|"
+	print "| policy | runs | host, mean MiB | host, peak MiB | saved, mean MiB | saved / best other's | charged, not mapped MiB | Pss, mean MiB | saved by Pss MiB | guest RAM mapped MiB | TCG code MiB | balloon actual, mean MiB | OOM kills | redis p99 ms |"
+	print "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 	for (i = 1; i <= np; i++) {
 		p = order[i]
 		best = ""
@@ -57,27 +57,29 @@ END {
 			if (best == "" || saved[q] > best) best = saved[q]
 		}
 		rel = p in saved && p != "none-nofpr" && best > 0 ? sprintf("%.2f", saved[p] / best) : "-"
-		printf "| %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", p, runs[p],
+		printf "| %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", p, runs[p],
 			cell(p, "host_mean_mib", 1, "%.0f"), cell(p, "host_peak_mib", 1, "%.0f"),
 			cell(p, "saved_mib", 1, "%.0f"), rel, cell(p, "unmapped_mean_mib", 1, "%.0f"),
 			cell(p, "pss_mean_mib", 1, "%.0f"), cell(p, "saved_pss_mib", 1, "%.0f"),
+			cell(p, "ram_mean_mib", 1, "%.0f"), cell(p, "tcg_mean_mib", 1, "%.0f"),
 			cell(p, "held_mean_mib", 1, "%.0f"), cell(p, "killed", 1, "%d"), cell(p, "p99_ms", 1, "%.1f")
 	}
 	print ""
-	print "Host: the four QEMUs' cgroup usage; saved: none-nofpr's host memory minus the policy's. Charged, not mapped: the usage less anon mapped, page cache and kernel memory (4 KiB balloon pages discarded out of transparent huge pages, freed only when the host reclaims). Saved by Pss: the same difference of the QEMUs' Pss."
+	print "Host: the four QEMUs' cgroup usage; saved: none-nofpr's host memory minus the policy's. Charged, not mapped: the usage less anon mapped, page cache and kernel memory (4 KiB balloon pages discarded out of transparent huge pages, freed only when the host reclaims). Saved by Pss: the same difference of the QEMUs' Pss. Guest RAM mapped: what is mapped of the guests' RAM; TCG code: the QEMUs' translated code (up to 1 GiB each, which KVM would not have), both within Pss."
 	print ""
-	print "Per guest: host is its QEMU's cgroup usage, Pss the QEMU's, balloon the guest's memory (RAM minus the balloon), means over the run in MiB; throughput relative to the median under none; promotions are refaults per minute, % of the role's known hot set, from the second minute on and without the 60 s after a phase change; PSI some: % of that time."
+	print "Per guest: host is its QEMU's cgroup usage, Pss the QEMU's, balloon the guest's memory (RAM minus the balloon), means over the run in MiB; throughput relative to the median under none; promotions are major faults (swap-ins, mapped file read back) per minute, % of the role's known hot set (a read() served from disk is a refault, not a major fault), from the second minute on and without the 60 s after a phase change; PSI some: % of that time."
 	print ""
-	print "| policy | guest | host MiB | not mapped MiB | Pss MiB | balloon MiB | throughput / none's | promotions %/min | PSI some % | major faults | refaults |"
-	print "|---|---|---|---|---|---|---|---|---|---|---|"
+	print "| policy | guest | host MiB | not mapped MiB | Pss MiB | guest RAM mapped MiB | balloon MiB | throughput / none's | promotions %/min | PSI some % | major faults | refaults |"
+	print "|---|---|---|---|---|---|---|---|---|---|---|---|"
 	for (i = 1; i <= np; i++) {
 		p = order[i]
 		for (j = 1; j <= nr; j++) {
 			r = role[j]
 			tk = (p, "thr_" r) in v || r != "D" ? "thr_" r : "rps"
 			base = ("none", tk) in v ? med(v["none", tk]) : 0
-			printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", p, r,
-				cell(p, "host_" r, 1, "%.0f"), cell(p, "unmapped_" r, 1, "%.0f"), cell(p, "pss_" r, 1, "%.0f"), cell(p, "held_" r, 1, "%.0f"),
+			printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", p, r,
+				cell(p, "host_" r, 1, "%.0f"), cell(p, "unmapped_" r, 1, "%.0f"), cell(p, "pss_" r, 1, "%.0f"),
+				cell(p, "ram_" r, 1, "%.0f"), cell(p, "held_" r, 1, "%.0f"),
 				cell(p, tk, base, "%.2f"), cell(p, "promo_" r, 1, "%.3f"), cell(p, "psi_" r, 1, "%.2f"),
 				cell(p, "majflt_" r, 1, "%d"), cell(p, "refault_" r, 1, "%d")
 		}

@@ -190,7 +190,7 @@ one_run() {
 		curl -s --max-time 2 "http://127.0.0.1:$PORT/metrics" |
 			grep -E '^wsr_(working_set_bytes|balloon_(target|actual)_bytes|guest_memory_some_seconds_total)' || true
 		for n in "${!vms[@]}"; do
-			local pid usage pss
+			local pid usage
 			usage=$(cat "${cgs[$n]}/$USAGE" 2>/dev/null) || continue
 			echo "wsr_bench_host_bytes{vm=\"${vms[$n]}\"} $usage"
 			# what the usage is made of: anon mapped, page cache, kernel;
@@ -203,8 +203,21 @@ one_run() {
 				"${cgs[$n]}/memory.stat" 2>/dev/null || true
 			[ -z "$KMEM" ] || echo "wsr_bench_host_kernel_bytes{vm=\"${vms[$n]}\"} $(cat "${cgs[$n]}/$KMEM" 2>/dev/null || echo 0)"
 			read -r pid <"${cgs[$n]}/cgroup.procs" 2>/dev/null || continue
-			pss=$(awk '$1 == "Pss:" { print $2 * 1024 }' "/proc/$pid/smaps_rollup" 2>/dev/null) || continue
-			[ -z "$pss" ] || echo "wsr_bench_pss_bytes{vm=\"${vms[$n]}\"} $pss"
+			# from the QEMU's mappings: its Pss; what is mapped of the
+			# guest's RAM (the anonymous rw-p mapping of the guest's
+			# size); and TCG's translated code (anonymous, executable:
+			# up to 1 GiB per QEMU, which KVM would not have)
+			awk -v vm="${vms[$n]}" -v ram=$((1024 * 1024)) '
+				/^[0-9a-f]+-[0-9a-f]+ / { perm = $2; anon = NF == 5; next }
+				$1 == "Size:" { size = $2 }
+				$1 == "Rss:" { if (anon && perm == "rw-p" && size == ram) r += $2
+					else if (anon && perm ~ /x/) x += $2 }
+				$1 == "Pss:" { p += $2; seen = 1 }
+				END { if (!seen) exit
+					printf "wsr_bench_pss_bytes{vm=\"%s\"} %d\n", vm, p * 1024
+					printf "wsr_bench_ram_rss_bytes{vm=\"%s\"} %d\n", vm, r * 1024
+					printf "wsr_bench_tcg_rss_bytes{vm=\"%s\"} %d\n", vm, x * 1024 }' \
+				"/proc/$pid/smaps" 2>/dev/null || true
 		done
 		sleep 2
 	done >"$dir/scrape.txt" &
@@ -228,11 +241,12 @@ summarize_run() {
 	function parse(   i, kv) { delete f; for (i = 2; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] } }
 	/^BENCH-START / { parse(); hot[f["role"]] = f["hot_mib"]; next }
 	/^BENCH-PHASE / { parse(); r = f["role"]; ph[r, ++nph[r]] = f["t"]; hot[r] = f["hot_mib"]; next }
-	# promotions (refaults, anon and file) per minute against the known
-	# hot set, and PSI some, in the steady state: from the second minute,
-	# leaving out the 60 s after a phase change
+	# promotions (major faults: swap-ins and mapped file read back, as
+	# issue 28 counts them) per minute against the known hot set, and PSI
+	# some, in the steady state: from the second minute, leaving out the
+	# 60 s after a phase change
 	/^BENCH-COST / { parse(); r = f["role"]; t = f["t"] + 0
-		c = f["refault_anon"] + f["refault_file"]; psi = f["psi_some_us"]
+		c = f["pgmajfault"]; psi = f["psi_some_us"]
 		if (r in lt) {
 			ok = lt[r] >= from
 			for (k = 1; k <= nph[r]; k++) if (lt[r] < ph[r, k] + 60 && t > ph[r, k]) ok = 0
@@ -275,11 +289,14 @@ summarize_run() {
 	/^wsr_balloon_actual_bytes/ { add("held", vm, $2) }
 	/^wsr_bench_host_bytes/ { add("host", vm, $2) }
 	/^wsr_bench_pss_bytes/ { add("pss", vm, $2) }
+	/^wsr_bench_ram_rss_bytes/ { add("ram", vm, $2) }
+	/^wsr_bench_tcg_rss_bytes/ { add("tcg", vm, $2) }
 	/^wsr_bench_host_bytes/ { add("unmapped", vm, $2) }
 	/^wsr_bench_host_(anon|file|kernel)_bytes/ { add("unmapped", vm, -$2, 1) }
 	END { flush()
-		split("host pss held unmapped", ks, " ")
-		for (i = 1; i <= 4; i++) { k = ks[i]
+		n = split("host pss held unmapped ram tcg", ks, " ")
+		for (i = 1; i <= n; i++) { k = ks[i]
+			if (!s[k]) continue
 			printf "%s_mean_mib=%.0f %s_peak_mib=%.0f %s_samples=%d ", k, s[k] ? sum[k] / s[k] / 1048576 : 0,
 				k, peak[k] / 1048576, k, s[k]
 			for (vm in vms) if (pn[k, vm]) printf "%s_%s=%.0f ", k, vm, pv[k, vm] / pn[k, vm] / 1048576
@@ -298,8 +315,8 @@ plot() {
 		function flush() { if (t0 == "") t0 = t
 			if (have) { printf "%.0f", t - t0; c = 0
 				for (i = 1; i <= 5; i++) { c += b[i]; printf " %.1f", c / 1048576 }
-				printf " %s %s %s %s\n", mib(tgt), mib(act), mib(hst), mib(pss) }
-			delete b; have = 0; tgt = act = hst = pss = "" }
+				printf " %s %s %s %s %s\n", mib(tgt), mib(act), mib(hst), mib(pss), mib(ram) }
+			delete b; have = 0; tgt = act = hst = pss = ram = "" }
 		function mib(x) { return x == "" ? "NaN" : sprintf("%.1f", x / 1048576) }
 		/^T / { flush(); t = $2; next }
 		index($0, "vm=\"" vm "\"") == 0 { next }
@@ -311,6 +328,7 @@ plot() {
 		/^wsr_balloon_actual_bytes/ { act = $2; have = 1 }
 		/^wsr_bench_host_bytes/ { hst = $2; have = 1 }
 		/^wsr_bench_pss_bytes/ { pss = $2; have = 1 }
+		/^wsr_bench_ram_rss_bytes/ { ram = $2; have = 1 }
 		END { flush() }' "$dir/scrape.txt" >"$dir/$vm.dat"
 	done
 	for vm in "${vms[@]}"; do
@@ -325,13 +343,14 @@ plot '$dir/$vm.dat' u 1:(0):2 w filledcurves t 'idle <1 s', \
  '' u 1:2:3 w filledcurves t '1-5 s', '' u 1:3:4 w filledcurves t '5-10 s', \
  '' u 1:4:5 w filledcurves t '10-60 s', '' u 1:5:6 w filledcurves t '>60 s', \
  '' u 1:7 w steps lw 2 lc rgb 'black' t 'target', '' u 1:8 w lines lw 2 lc rgb 'red' t 'actual', \
- '' u 1:9 w lines lw 2 lc rgb 'blue' t 'host (cgroup)', '' u 1:10 w lines lw 1 dt 2 lc rgb 'dark-green' t 'Pss'
+ '' u 1:9 w lines lw 2 lc rgb 'blue' t 'host (cgroup)', '' u 1:10 w lines lw 1 dt 2 lc rgb 'dark-green' t 'Pss', \
+ '' u 1:11 w lines lw 1 lc rgb 'magenta' t 'guest RAM mapped'
 "
 	done
 	gnuplot <<GNUPLOT || log "gnuplot failed on $dir"
 set terminal pngcairo size 1400,900 font ',10'
 set output '$out/balance-set$set-$policy.png'
-set multiplot layout 2,2 title 'set $set, $policy: working set by idle age (stacked), balloon target and actual, host memory and Pss of the QEMU'
+set multiplot layout 2,2 title 'set $set, $policy: working set by idle age (stacked), balloon target and actual, host memory, Pss and guest RAM mapped of the QEMU'
 set xlabel 'seconds'
 set ylabel 'MiB'
 set yrange [0:1200]
