@@ -28,7 +28,7 @@
 # usage: vmtests/balance-bench.sh [--runs N] [--secs S] [--policies LIST]
 #                                 [--set LIST] [--ref-runs N] [--out DIR]
 #   --runs N        runs per policy (2)
-#   --secs S        each guest's workload time (300); a run is S + ~OVERHEAD s
+#   --secs S        each guest's workload time (300); a run is S + ~60 s
 #   --policies LIST space-separated, from none-nofpr, none, available,
 #                   working-set and pressure (the default: all that
 #                   build/wsr-host knows)
