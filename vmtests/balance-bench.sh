@@ -63,7 +63,7 @@ case "$runs$secs$ref_runs" in *[!0-9]*|"") die "--runs, --secs and --ref-runs ta
 [ -x "$host" ] || die "no $host: run make all first"
 # the policies this wsr-host knows (pressure comes with issue 28)
 known="none available working-set"
-"$host" balance --help 2>&1 | grep -q -- '--policy.*pressure\|pressure[,:]' && known+=" pressure"
+"$host" balance --policy pressure 2>&1 | grep -q -- "--policy 'pressure'" || known+=" pressure"
 [ -n "$policies" ] || policies="none-nofpr $known"
 for p in $policies; do
 	case " none-nofpr $known " in *" $p "*) ;; *) die "unknown policy '$p' (this wsr-host knows: none-nofpr $known)" ;; esac
