@@ -1,19 +1,34 @@
 #!/bin/sh
 # shellcheck shell=dash
 # Guest side of the balance benchmark (vmtests/balance-bench.sh): one of
-# four roles for SECS seconds, in a guest of 1 GiB and 1 vCPU whose swap
+# eight roles for SECS seconds, in a guest of 1 GiB and 1 vCPU whose swap
 # is its second disk (/dev/vdb), not zram, so that evicting cold pages
 # costs I/O.  Prints on the console, for the host to parse:
+#   BENCH-START role=R secs=S hot_mib=N swap=0|1 fpr_order=N balloon_features=BITS
+#   BENCH-PHASE t=S role=R hot_mib=N           the hot set changed (size or pages)
 #   BENCH t=S role=R touches_per_s=N late=N    a workload's speed, every 10 s
 #   BENCH t=S role=D rps=N p99_ms=X misses=N   a redis-benchmark window
+#   BENCH-COST t=S role=R pgmajfault=N refault_anon=N refault_file=N psi_some_us=N psi_full_us=N
+#                                              every 5 s: the workload memcg's
+#                                              counters and /proc/pressure/memory
 #   BENCH-END role=R oom_kill=N pgmajfault=N refault_anon=N refault_file=N killed=N
 #   BENCH-SWAP <the lines of /proc/swaps>
-# The roles (issue: four guests, each a different shape):
+# hot_mib is the role's known hot set, the denominator of the summary's
+# promotion rate (refaults per minute, % of the hot set).
+# Set 1 (four guests, each a different shape):
 #   A  64 MiB hot, 256 MiB cold anon
 #   B  scans a 256 MiB file once, then keeps a 32 MiB file hot (read)
 #   C  64 MiB hot, then from SECS/2 256 MiB hot
 #   D  redis-server with about 300 MiB of keys (270,000 of 1,000 bytes),
 #      queried (GET) on the first 10% of the key space by redis-benchmark
+# Set 2 (issue 28: shapes that break a fixed idle threshold of 10 s):
+#   E  32 MiB hot, 224 MiB reused every 30 s (warm), 64 MiB cold anon
+#   F  a file server: a 320 MiB file set mapped (mmap, MAP_SHARED) and
+#      read every 2 s, 96 MiB of it cold, on the scratch disk
+#   G  no swap at all: 64 MiB hot, 288 MiB cold anon
+#   H  a hot set that changes phase: 128 MiB X hot, at SECS/3 a second
+#      128 MiB Y hot and X idle (stopped, still resident), at 2*SECS/3 X
+#      hot again and Y idle
 # usage: balance-bench-guest.sh ROLE SECS
 # shellcheck source=../tests/guest/lib.sh
 . /wsr/bin/tests/lib.sh
@@ -24,9 +39,24 @@ export LD_LIBRARY_PATH=/host/lib
 memcg_count() { awk -v k="$2" '$1 == k { print $2 }' "$cg/$1"; }
 t() { echo $(($(date +%s) - start)); }
 
-# swap on the disk instead of zram
+case "$role" in
+A|C|G) hot=64 ;;
+B) hot=32 ;;
+D) hot=32 ;;	# 27,000 keys of 1,000 bytes and redis' own
+E) hot=256 ;;	# hot and warm: both are reused within 120 s
+F) hot=320 ;;
+H) hot=128 ;;
+*) fail "unknown role '$role'" ;;
+esac
+
+# swap on the disk instead of zram; G has none at all
 swapoff /dev/zram0
-{ mkswap /dev/vdb >/dev/null && swapon /dev/vdb; } || fail "no swap on /dev/vdb"
+swap=1
+if [ "$role" = G ]; then
+	swap=0
+else
+	{ mkswap /dev/vdb >/dev/null && swapon /dev/vdb; } || fail "no swap on /dev/vdb"
+fi
 echo 0x0003 >/sys/kernel/mm/lru_gen/enabled
 wsr daemon 2>/tmp/daemon.log &
 wait_until 60 grep -q "serving the balloon" /tmp/daemon.log ||
@@ -40,13 +70,30 @@ speed() {
 	done
 }
 
+# cost: every 5 s the workload memcg's faults and refaults and the
+# guest's memory pressure (PSI totals, microseconds)
+cost() {
+	while :; do
+		echo "BENCH-COST t=$(t) role=$role pgmajfault=$(memcg_count memory.stat pgmajfault)" \
+			"refault_anon=$(memcg_count memory.stat workingset_refault_anon)" \
+			"refault_file=$(memcg_count memory.stat workingset_refault_file)" \
+			"$(awk '{ sub("total=", "", $5); printf "psi_%s_us=%s ", $1, $5 }' /proc/pressure/memory 2>/dev/null)"
+		sleep 5
+	done
+}
+
 # The workload in its own memcg, whose memory.stat and memory.events
-# count its major faults, refaults and OOM kills: the test kernels have
-# no CONFIG_VM_EVENT_COUNTERS, so /proc/vmstat has none of them
+# count its major faults, refaults and OOM kills
 cg=$(make_memcg bench)
 echo $$ >"$cg/cgroup.procs" || fail "cannot join $cg"
 start=$(date +%s)
-echo "BENCH-START role=$role secs=$secs"
+# the balloon's feature bits (bit 5: free page reporting) and the order
+# it reports at
+features=$(cat /sys/bus/virtio/drivers/virtio_balloon/virtio*/features 2>/dev/null)
+order=$(cat /sys/module/page_reporting/parameters/page_reporting_order 2>/dev/null)
+echo "BENCH-START role=$role secs=$secs hot_mib=$hot swap=$swap fpr_order=${order:-none}" \
+	"balloon_features=${features:-none}"
+cost &
 case "$role" in
 A)
 	wsr-workload --hot 64 --cold 256 --period-ms 500 --stats-s 10 | speed &
@@ -61,6 +108,7 @@ B)
 C)
 	wsr-workload --hot 64 --cold 0 --period-ms 500 --stats-s 10 | speed &
 	sleep $((secs / 2))
+	echo "BENCH-PHASE t=$(t) role=C hot_mib=256"
 	echo "BENCH t=$(t) role=C grows to 256 MiB hot"
 	wsr-workload --hot 192 --cold 0 --period-ms 500 --stats-s 10 | speed &
 	;;
@@ -90,8 +138,35 @@ D)
 		echo "BENCH t=$(t) role=D rps=$rps p99_ms=$p99 misses=$((misses - misses0))"
 	done
 	;;
-*)
-	fail "unknown role '$role'" ;;
+E)
+	wsr-workload --hot 32 --warm 224 --warm-period-ms 30000 --cold 64 --period-ms 500 \
+		--stats-s 10 | speed &
+	;;
+F)
+	wsr-workload --type file --file /mnt/served --hot 320 --cold 96 --read --period-ms 2000 \
+		--stats-s 10 | speed &
+	;;
+G)
+	wsr-workload --hot 64 --cold 288 --period-ms 500 --stats-s 10 | speed &
+	;;
+H)
+	# each hot set its own workload, stopped (SIGSTOP) while idle: its
+	# pages stay where they are, untouched
+	mkfifo /tmp/x.fifo /tmp/y.fifo
+	speed </tmp/x.fifo &
+	speed </tmp/y.fifo &
+	wsr-workload --hot 128 --cold 0 --period-ms 500 --stats-s 10 >/tmp/x.fifo &
+	x=$!
+	sleep $((secs / 3))
+	echo "BENCH-PHASE t=$(t) role=H hot_mib=128 phase=2"
+	kill -STOP "$x"
+	wsr-workload --hot 128 --cold 0 --period-ms 500 --stats-s 10 >/tmp/y.fifo &
+	y=$!
+	sleep $((secs / 3))
+	echo "BENCH-PHASE t=$(t) role=H hot_mib=128 phase=3"
+	kill -STOP "$y"
+	kill -CONT "$x"
+	;;
 esac
 while [ "$(t)" -lt "$secs" ]; do sleep 1; done
 echo "BENCH-END role=$role oom_kill=$(memcg_count memory.events oom_kill)" \
@@ -100,5 +175,6 @@ echo "BENCH-END role=$role oom_kill=$(memcg_count memory.events oom_kill)" \
 	"refault_file=$(memcg_count memory.stat workingset_refault_file)" \
 	"killed=$(dmesg | grep -c 'Killed process')"
 echo "BENCH-SWAP $(tr -s ' \t' ' ' </proc/swaps | tail -n +2 | tr '\n' ';')"
+killall -CONT wsr-workload 2>/dev/null
 killall wsr-workload redis-server 2>/dev/null
 exit 0

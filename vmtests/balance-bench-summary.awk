@@ -1,8 +1,11 @@
 # The balance benchmark's summary (vmtests/balance-bench.sh): reads one
-# line per run, "POLICY key=value ...", and prints a Markdown table, each
-# cell the median over the policy's runs with the range in brackets.
-# Throughput is relative to the median of policy none; reclaimed memory
-# is the guests' RAM (4 x 1024 MiB) minus what they held on average.
+# line per run, "POLICY key=value ...", and prints two Markdown tables,
+# each cell the median over the policy's runs with the range in
+# brackets.  ROLES (awk -v) names the set's four guests.
+# Host memory is the sum of the four QEMUs' cgroup usage, averaged over
+# the 2-s samples; "saved" is the median of none-nofpr's (none without
+# free page reporting) minus the run's.  Throughput is relative to the
+# median under none (with free page reporting).
 function med(list,   a, n, i, j, x) {
 	n = split(list, a, " ")
 	for (i = 2; i <= n; i++)
@@ -15,6 +18,7 @@ function cell(p, k, scale, fmt,   m) {
 	if (!((p, k) in v)) return "-"
 	m = med(v[p, k])
 	if (scale == 0) return "-"
+	if (lo == hi) return sprintf(fmt, m / scale)
 	return sprintf(fmt " [" fmt "-" fmt "]", m / scale, lo / scale, hi / scale)
 }
 {
@@ -24,28 +28,60 @@ function cell(p, k, scale, fmt,   m) {
 	for (i = 2; i <= NF; i++) {
 		split($i, kv, "=")
 		v[p, kv[1]] = v[p, kv[1]] " " kv[2]
-		if (kv[1] == "held_mean_mib") v[p, "reclaimed_mib"] = v[p, "reclaimed_mib"] " " 4096 - kv[2]
 	}
 }
 END {
-	split("thr_A thr_B thr_C rps", tk, " ")
-	for (i in tk) base[tk[i]] = ("none", tk[i]) in v ? med(v["none", tk[i]]) : 0
-	base_rec = ("available", "reclaimed_mib") in v ? med(v["available", "reclaimed_mib"]) : 0
-	base_held = ("none", "held_mean_mib") in v ? med(v["none", "held_mean_mib"]) : 0
-	print "| policy | runs | held, mean MiB | held / none's | held, peak MiB | reclaimed MiB | reclaimed / available's | OOM kills | A | B | C | redis rps | redis p99 ms | major faults | anon refaults |"
-	print "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+	nr = split(roles, role, " ")
+	# the baseline of "saved": none without free page reporting
+	ref = ("none-nofpr", "host_mean_mib") in v ? med(v["none-nofpr", "host_mean_mib"]) : ""
+	pref = ("none-nofpr", "pss_mean_mib") in v ? med(v["none-nofpr", "pss_mean_mib"]) : ""
 	for (i = 1; i <= np; i++) {
 		p = order[i]
-		rel = base_rec > 0 && (p, "reclaimed_mib") in v ? sprintf("%.2f", med(v[p, "reclaimed_mib"]) / base_rec) : "-"
-		hrel = base_held > 0 ? sprintf("%.2f", med(v[p, "held_mean_mib"]) / base_held) : "-"
-		printf "| %s | %d | %s | %s | %s | %s | %s | %s |", p, runs[p],
-			cell(p, "held_mean_mib", 1, "%.0f"), hrel, cell(p, "held_peak_mib", 1, "%.0f"),
-			cell(p, "reclaimed_mib", 1, "%.0f"), rel, cell(p, "killed", 1, "%d")
-		for (j = 1; j <= 4; j++)
-			printf " %s |", cell(p, tk[j], base[tk[j]], "%.2f")
-		printf " %s | %s | %s |\n", cell(p, "p99_ms", 1, "%.1f"),
-			cell(p, "pgmajfault", 1, "%d"), cell(p, "refault_anon", 1, "%d")
+		if (pref != "" && (p, "pss_mean_mib") in v) {
+			n = split(v[p, "pss_mean_mib"], a, " ")
+			for (j = 1; j <= n; j++) v[p, "saved_pss_mib"] = v[p, "saved_pss_mib"] " " pref - a[j]
+		}
+		if (ref == "" || !((p, "host_mean_mib") in v)) continue
+		n = split(v[p, "host_mean_mib"], a, " ")
+		for (j = 1; j <= n; j++) v[p, "saved_mib"] = v[p, "saved_mib"] " " ref - a[j]
+		saved[p] = med(v[p, "saved_mib"])
+	}
+	print "| policy | runs | host, mean MiB | host, peak MiB | saved, mean MiB | saved / best other's | charged, not mapped MiB | Pss, mean MiB | saved by Pss MiB | guest RAM mapped MiB | TCG code MiB | balloon actual, mean MiB | OOM kills | redis p99 ms |"
+	print "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+	for (i = 1; i <= np; i++) {
+		p = order[i]
+		best = ""
+		for (j = 1; j <= np; j++) {
+			q = order[j]
+			if (q == p || q == "none-nofpr" || !(q in saved)) continue
+			if (best == "" || saved[q] > best) best = saved[q]
+		}
+		rel = p in saved && p != "none-nofpr" && best > 0 ? sprintf("%.2f", saved[p] / best) : "-"
+		printf "| %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", p, runs[p],
+			cell(p, "host_mean_mib", 1, "%.0f"), cell(p, "host_peak_mib", 1, "%.0f"),
+			cell(p, "saved_mib", 1, "%.0f"), rel, cell(p, "unmapped_mean_mib", 1, "%.0f"),
+			cell(p, "pss_mean_mib", 1, "%.0f"), cell(p, "saved_pss_mib", 1, "%.0f"),
+			cell(p, "ram_mean_mib", 1, "%.0f"), cell(p, "tcg_mean_mib", 1, "%.0f"),
+			cell(p, "held_mean_mib", 1, "%.0f"), cell(p, "killed", 1, "%d"), cell(p, "p99_ms", 1, "%.1f")
 	}
 	print ""
-	print "A, B, C: touches per second of hot-pass time, and redis rps: relative to the median under none; from each guest's second minute on."
+	print "Host: the four QEMUs' cgroup usage; saved: none-nofpr's host memory minus the policy's. Charged, not mapped: the usage less anon mapped, page cache and kernel memory (4 KiB balloon pages discarded out of transparent huge pages, freed only when the host reclaims). Saved by Pss: the same difference of the QEMUs' Pss. Guest RAM mapped: what is mapped of the guests' RAM; TCG code: the QEMUs' translated code (up to 1 GiB each, which KVM would not have), both within Pss."
+	print ""
+	print "Per guest: host is its QEMU's cgroup usage, Pss the QEMU's, balloon the guest's memory (RAM minus the balloon), means over the run in MiB; throughput relative to the median under none; promotions are major faults (swap-ins, mapped file read back) per minute, % of the role's known hot set (a read() served from disk is a refault, not a major fault), from the second minute on and without the 60 s after a phase change; PSI some: % of that time."
+	print ""
+	print "| policy | guest | host MiB | not mapped MiB | Pss MiB | guest RAM mapped MiB | balloon MiB | throughput / none's | promotions %/min | PSI some % | major faults | refaults |"
+	print "|---|---|---|---|---|---|---|---|---|---|---|---|"
+	for (i = 1; i <= np; i++) {
+		p = order[i]
+		for (j = 1; j <= nr; j++) {
+			r = role[j]
+			tk = (p, "thr_" r) in v || r != "D" ? "thr_" r : "rps"
+			base = ("none", tk) in v ? med(v["none", tk]) : 0
+			printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", p, r,
+				cell(p, "host_" r, 1, "%.0f"), cell(p, "unmapped_" r, 1, "%.0f"), cell(p, "pss_" r, 1, "%.0f"),
+				cell(p, "ram_" r, 1, "%.0f"), cell(p, "held_" r, 1, "%.0f"),
+				cell(p, tk, base, "%.2f"), cell(p, "promo_" r, 1, "%.3f"), cell(p, "psi_" r, 1, "%.2f"),
+				cell(p, "majflt_" r, 1, "%d"), cell(p, "refault_" r, 1, "%d")
+		}
+	}
 }

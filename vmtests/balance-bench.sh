@@ -1,72 +1,172 @@
 #!/usr/bin/env bash
 # The balance benchmark (make bench, or alone): four guests at once, each
 # 1 GiB of RAM and 1 vCPU with swap on its disk, under one wsr-host
-# balance per policy (none, available, working-set; pressure when asked),
-# RUNS times each, the policies taking turns.  The roles are in vmtests/balance-bench-guest.sh
-# (A: hot and cold anon; B: a file scanned once, then a small hot file
-# set; C: a hot set that grows; D: redis-server queried on 10% of its
-# keys).  Per run it keeps, in OUT/POLICY-N/: each guest's console
-# (A.log ...), balance's decisions (decisions.jsonl) and a scrape of its
-# metrics every 2 s (scrape.txt); then it prints a summary (also in
-# OUT/summary.md) and draws one PNG per policy with gnuplot
-# (OUT/balance-POLICY.png, from the policy's first run).
+# balance per policy, RUNS times each, the policies taking turns.  Two
+# sets of four guests (vmtests/balance-bench-guest.sh has the roles):
+# set 1, A: hot and cold anon; B: a file scanned once, then a small hot
+# file set; C: a hot set that grows; D: redis-server queried on 10% of
+# its keys.  Set 2, shapes that break a fixed idle threshold: E: memory
+# reused every 30 s; F: a file server with a large hot set, mapped; G: no
+# swap, with cold anon; H: a hot set that changes phase.
+#
+# The measure is host memory.  Each guest's QEMU runs alone in a memory
+# cgroup that the bench makes (under the bench's own) and removes; its
+# swap and scratch disks bypass the host's page cache (cache=none), so
+# what the guest swaps out is not counted back in.  Every 2 s the bench
+# records each QEMU's cgroup usage, its Pss, and, from balance's
+# metrics, the balloon's actual size.  Every policy runs with free page
+# reporting (free-page-reporting=on, guests reporting 2 MiB blocks), as
+# on a modern host; "none-nofpr" is none without it, the baseline of
+# "saved": its host memory minus the policy's.
+#
+# Per run it keeps, in OUT/setS/POLICY-N/: each guest's console (A.log
+# ...), balance's decisions (decisions.jsonl) and the 2-s samples
+# (scrape.txt); then it prints a summary per set (also in OUT/summary.md)
+# and draws one PNG per set and policy (OUT/balance-setS-POLICY.png, the
+# policy's first run).
 #
 # usage: vmtests/balance-bench.sh [--runs N] [--secs S] [--policies LIST]
-#                                 [--out DIR]
-#   --runs N        runs per policy (3)
-#   --secs S        each guest's workload time (210); a run is S + ~60 s
-#   --policies LIST space-separated, of none, available, working-set and
-#                   pressure ("none available working-set")
+#                                 [--set LIST] [--ref-runs N] [--out DIR]
+#   --runs N        runs per policy (2)
+#   --secs S        each guest's workload time (300); a run is S + ~60 s
+#   --policies LIST space-separated, from none-nofpr, none, available,
+#                   working-set and pressure (the default: all that
+#                   build/wsr-host knows)
+#   --set LIST      which sets of guests: "1", "2" or "1 2" (the default)
+#   --ref-runs N    none-nofpr runs in the first N rounds only (1)
 #   --out DIR       where runs and plots go (build/balance-bench)
+#   --length        print how many minutes these options take, and exit
 set -eu
 . "$(dirname "$0")/lib.sh"
 
 usage() { sed -n '/^# usage:/,/^set -eu/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
 
-runs=3 secs=210 policies="none available working-set" out=$WSR_ROOT/build/balance-bench
+# a run's time besides the workload's: boots, set-up, the end (measured)
+OVERHEAD=60
+host=$WSR_ROOT/build/wsr-host
+runs=2 secs=300 policies="" sets="1 2" ref_runs=1 out=$WSR_ROOT/build/balance-bench length=0
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--runs) runs=${2:?}; shift 2 ;;
 	--secs) secs=${2:?}; shift 2 ;;
 	--policies) policies=${2:?}; shift 2 ;;
+	--set) sets=${2:?}; shift 2 ;;
+	--ref-runs) ref_runs=${2:?}; shift 2 ;;
 	--out) out=${2:?}; shift 2 ;;
+	--length) length=1; shift ;;
 	-h|--help) usage; exit 0 ;;
 	*) usage >&2; die "unknown option '$1'" ;;
 	esac
 done
-case "$runs$secs" in *[!0-9]*|"") die "--runs and --secs take whole numbers" ;; esac
+case "$runs$secs$ref_runs" in *[!0-9]*|"") die "--runs, --secs and --ref-runs take whole numbers" ;; esac
 [ "$secs" -ge 120 ] || die "--secs must be at least 120 (the workloads take a minute to set up)"
-for p in $policies; do
-	case "$p" in none|available|working-set|pressure) ;; *) die "unknown policy '$p'" ;; esac
-done
-host=$WSR_ROOT/build/wsr-host
 [ -x "$host" ] || die "no $host: run make all first"
-command -v gnuplot >/dev/null || die "no gnuplot: run vmtests/setup-host.sh"
-VMS=(A B C D)
+# the policies this wsr-host knows (pressure comes with issue 28)
+known="none available working-set"
+"$host" balance --policy pressure 2>&1 | grep -q -- "--policy 'pressure'" || known+=" pressure"
+[ -n "$policies" ] || policies="none-nofpr $known"
+for p in $policies; do
+	case " none-nofpr $known " in *" $p "*) ;; *) die "unknown policy '$p' (this wsr-host knows: none-nofpr $known)" ;; esac
+done
+for s in $sets; do case "$s" in 1|2) ;; *) die "--set: no set '$s' (1 or 2)" ;; esac; done
 PORT=19911
+
+# How long: every round runs each policy once per set, none-nofpr only
+# in the first --ref-runs rounds
+nruns=0
+for ((r = 1; r <= runs; r++)); do
+	for s in $sets; do
+		for p in $policies; do
+			[ "$p" != none-nofpr ] || [ "$r" -le "$ref_runs" ] || continue
+			nruns=$((nruns + 1))
+		done
+	done
+done
+if [ "$length" = 1 ]; then echo $((nruns * (secs + OVERHEAD) / 60)); exit 0; fi
+command -v gnuplot >/dev/null || die "no gnuplot: run vmtests/setup-host.sh"
+log "balance bench: $nruns runs of four guests, each $secs s + about $OVERHEAD s: about $((nruns * (secs + OVERHEAD) / 60)) min"
+
+# The guests' memory cgroups, under the bench's own: cgroup v1's memory
+# controller, or cgroup v2 if the memory controller is on there
+cgroot=$(awk '$3 == "cgroup" && $4 ~ /(^|,)memory(,|$)/ { print $2; exit }' /proc/mounts)
+if [ -n "$cgroot" ]; then
+	cgparent=$cgroot$(awk -F: '$2 ~ /(^|,)memory(,|$)/ { print $3; exit }' /proc/self/cgroup)
+	USAGE=memory.usage_in_bytes
+	# memory.stat's anon and page cache, and the kernel's memory
+	STAT_ANON=rss STAT_FILE=cache KMEM=memory.kmem.usage_in_bytes
+else
+	cgroot=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
+	[ -n "$cgroot" ] || die "no memory cgroup (v1 or v2) mounted"
+	cgparent=$cgroot$(awk -F: '$1 == "0" { print $3; exit }' /proc/self/cgroup)
+	grep -qw memory "$cgparent/cgroup.subtree_control" 2>/dev/null ||
+		die "cgroup v2 without the memory controller on for $cgparent's children"
+	USAGE=memory.current
+	STAT_ANON=anon STAT_FILE=file KMEM=""
+fi
+cgparent=${cgparent%/}
+[ -w "$cgparent" ] || die "cannot make cgroups under $cgparent"
+CGS=()	# the cgroups this bench made: the only ones it touches
+
+# cg_remove DIR: stop what is left in one of the bench's cgroups, remove it
+cg_remove() {
+	local cg=$1 pid n
+	[ -d "$cg" ] || return 0
+	for ((n = 0; n < 20; n++)); do
+		[ -s "$cg/cgroup.procs" ] || break
+		while read -r pid; do kill "$pid" 2>/dev/null || true; done <"$cg/cgroup.procs"
+		sleep 0.5
+	done
+	rmdir "$cg" 2>/dev/null || log "could not remove $cg"
+}
+cleanup() {
+	local cg
+	# shellcheck disable=SC2046 # one pid a word
+	kill $(jobs -p) 2>/dev/null || true
+	for cg in "${CGS[@]}"; do cg_remove "$cg"; done
+	rm -rf "$tmp"
+}
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/wsr-bbench.XXXXXX")
 # (kill with no job would fail the trap, and set -e the script's status)
-trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$tmp"' EXIT
+trap cleanup EXIT
+trap 'exit 130' INT TERM
 trap 'log "failed at line $LINENO: $BASH_COMMAND"' ERR
+mkdir -p "$out"
+# cache=none opens the disks with O_DIRECT: both folders must allow it
+for d in "$out" "$tmp"; do
+	dd if=/dev/zero of="$d/.direct" bs=4096 count=1 oflag=direct status=none 2>/dev/null ||
+		die "$d does not allow O_DIRECT (tmpfs?), which the disks' cache=none needs: set TMPDIR or --out"
+	rm -f "$d/.direct"
+done
 # the guests' extra files: the role script and redis
 redis=$("$WSR_ROOT"/vmtests/get-redis.sh)
 mkdir -p "$tmp/guest"
 cp -a "$redis/bin" "$redis/lib" "$tmp/guest/"
 cp "$WSR_ROOT/vmtests/balance-bench-guest.sh" "$tmp/guest/"
-mkdir -p "$out"
 
-# one_run POLICY DIR: the four guests under one balance
+# roles SET: the guests of a set
+roles() { if [ "$1" = 1 ]; then echo A B C D; else echo E F G H; fi; }
+
+# one_run SET POLICY DIR: the set's four guests under one balance
 one_run() {
-	local policy=$1 dir=$2 vm pids=() vmargs=() logs=() n bal scraper
+	local set=$1 policy=$2 dir=$3 vm pids=() vmargs=() logs=() cgs=() n bal scraper props
+	local vms
+	read -r -a vms <<<"$(roles "$set")"
 	rm -rf "$dir"
 	mkdir -p "$dir"
-	for vm in "${VMS[@]}"; do
+	props=working-set=on,working-set-bins=5
+	[ "$policy" = none-nofpr ] || props+=,free-page-reporting=on
+	for vm in "${vms[@]}"; do
 		truncate -s 1G "$dir/$vm.swap"
+		local cg=$cgparent/wsr-bench-$$-$vm
+		mkdir "$cg"
+		CGS+=("$cg")
+		cgs+=("$cg")
 		"$WSR_ROOT"/vmtests/run --kernel ours --nodes 1 --node-mem 1024 --quiet \
 			--timeout $((secs + 400)) --log "$dir/$vm.log" --qmp "$dir/$vm.qmp" \
-			--balloon working-set=on,working-set-bins=5 --dir "$tmp/guest" \
-			--qemu-arg -drive --qemu-arg "file=$dir/$vm.swap,if=virtio,format=raw" \
+			--balloon "$props" --append page_reporting.page_reporting_order=9 \
+			--disk-cache none --cgroup "$cg" --dir "$tmp/guest" \
+			--qemu-arg -drive --qemu-arg "file=$dir/$vm.swap,if=virtio,format=raw,cache=none" \
 			-- sh /host/balance-bench-guest.sh "$vm" "$secs" >"$dir/$vm.out" 2>&1 &
 		pids+=($!)
 		vmargs+=(--vm "$vm=$dir/$vm.qmp")
@@ -79,42 +179,92 @@ one_run() {
 		sleep 1
 	done
 	[ "$n" -lt 300 ] || log "$policy: not every guest started within 300 s"
-	"$host" balance --policy "$policy" "${vmargs[@]}" --metrics "127.0.0.1:$PORT" --json \
+	local bpolicy=$policy
+	[ "$policy" != none-nofpr ] || bpolicy=none
+	"$host" balance --policy "$bpolicy" "${vmargs[@]}" --metrics "127.0.0.1:$PORT" --json \
 		>"$dir/decisions.jsonl" 2>"$dir/balance.err" &
 	bal=$!
+	# every 2 s: balance's metrics, and each QEMU's cgroup usage and Pss
 	while kill -0 "$bal" 2>/dev/null; do
 		echo "T $(date +%s.%N)"
 		curl -s --max-time 2 "http://127.0.0.1:$PORT/metrics" |
-			grep -E '^wsr_(working_set_bytes|balloon_(target|actual)_bytes)'
+			grep -E '^wsr_(working_set_bytes|balloon_(target|actual)_bytes|guest_memory_some_seconds_total)' || true
+		for n in "${!vms[@]}"; do
+			local pid usage
+			usage=$(cat "${cgs[$n]}/$USAGE" 2>/dev/null) || continue
+			echo "wsr_bench_host_bytes{vm=\"${vms[$n]}\"} $usage"
+			# what the usage is made of: anon mapped, page cache, kernel;
+			# the rest is charged but none of these (partly unmapped
+			# huge pages, freed only when the host reclaims)
+			awk -v vm="${vms[$n]}" -v a="$STAT_ANON" -v f="$STAT_FILE" '
+				$1 == a { printf "wsr_bench_host_anon_bytes{vm=\"%s\"} %s\n", vm, $2 }
+				$1 == f { printf "wsr_bench_host_file_bytes{vm=\"%s\"} %s\n", vm, $2 }
+				$1 == "kernel" { printf "wsr_bench_host_kernel_bytes{vm=\"%s\"} %s\n", vm, $2 }' \
+				"${cgs[$n]}/memory.stat" 2>/dev/null || true
+			[ -z "$KMEM" ] || echo "wsr_bench_host_kernel_bytes{vm=\"${vms[$n]}\"} $(cat "${cgs[$n]}/$KMEM" 2>/dev/null || echo 0)"
+			read -r pid <"${cgs[$n]}/cgroup.procs" 2>/dev/null || continue
+			# from the QEMU's mappings: its Pss; what is mapped of the
+			# guest's RAM (the anonymous rw-p mapping of the guest's
+			# size); and TCG's translated code (anonymous, executable:
+			# up to 1 GiB per QEMU, which KVM would not have)
+			awk -v vm="${vms[$n]}" -v ram=$((1024 * 1024)) '
+				/^[0-9a-f]+-[0-9a-f]+ / { perm = $2; anon = NF == 5; next }
+				$1 == "Size:" { size = $2 }
+				$1 == "Rss:" { if (anon && perm == "rw-p" && size == ram) r += $2
+					else if (anon && perm ~ /x/) x += $2 }
+				$1 == "Pss:" { p += $2; seen = 1 }
+				END { if (!seen) exit
+					printf "wsr_bench_pss_bytes{vm=\"%s\"} %d\n", vm, p * 1024
+					printf "wsr_bench_ram_rss_bytes{vm=\"%s\"} %d\n", vm, r * 1024
+					printf "wsr_bench_tcg_rss_bytes{vm=\"%s\"} %d\n", vm, x * 1024 }' \
+				"/proc/$pid/smaps" 2>/dev/null || true
+		done
 		sleep 2
 	done >"$dir/scrape.txt" &
 	scraper=$!
 	for n in "${!pids[@]}"; do
-		wait "${pids[$n]}" || log "$policy: guest ${VMS[$n]} failed (status $?, $dir)"
+		wait "${pids[$n]}" || log "$policy: guest ${vms[$n]} failed (status $?, $dir)"
 	done
 	kill "$bal" 2>/dev/null
 	wait "$bal" "$scraper" 2>/dev/null || true
-	summarize_run "$dir" >"$dir/result"
+	for vm in "${cgs[@]}"; do cg_remove "$vm"; done
+	summarize_run "$dir" "${vms[@]}" >"$dir/result"
 }
 
-# summarize_run DIR: one line of key=value for the run (see docs/policies.md)
+# summarize_run DIR VM...: one line of key=value for the run (see
+# docs/policies.md); per guest R: thr_R, promo_R, psi_R, majflt_R,
+# refault_R, host_R, pss_R, bal_R; and the sums over the guests
 summarize_run() {
-	local dir=$1
-	local vm
-	for vm in "${VMS[@]}"; do cat "$dir/$vm.log"; done | tr -d '\r' | awk -v from=60 '
-	/^BENCH t=/ {
-		for (i = 2; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }
-		if (f["t"] + 0 < from) { delete f; next }
+	local dir=$1 vm
+	shift
+	for vm in "$@"; do cat "$dir/$vm.log"; done | tr -d '\r' | awk -v from=60 '
+	function parse(   i, kv) { delete f; for (i = 2; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] } }
+	/^BENCH-START / { parse(); hot[f["role"]] = f["hot_mib"]; next }
+	/^BENCH-PHASE / { parse(); r = f["role"]; ph[r, ++nph[r]] = f["t"]; hot[r] = f["hot_mib"]; next }
+	# promotions (major faults: swap-ins and mapped file read back, as
+	# issue 28 counts them) per minute against the known hot set, and PSI
+	# some, in the steady state: from the second minute, leaving out the
+	# 60 s after a phase change
+	/^BENCH-COST / { parse(); r = f["role"]; t = f["t"] + 0
+		c = f["pgmajfault"]; psi = f["psi_some_us"]
+		if (r in lt) {
+			ok = lt[r] >= from
+			for (k = 1; k <= nph[r]; k++) if (lt[r] < ph[r, k] + 60 && t > ph[r, k]) ok = 0
+			if (ok && t > lt[r]) { sdt[r] += t - lt[r]; spr[r] += (c - lc[r]) / (hot[r] * 256); spsi[r] += psi - lpsi[r] }
+		}
+		lt[r] = t; lc[r] = c; lpsi[r] = psi; next }
+	/^BENCH t=/ { parse()
+		if (f["t"] + 0 < from) next
 		if ("touches_per_s" in f) { rate[f["role"]] += f["touches_per_s"]; nr[f["role"]]++ }
 		if ("rps" in f) { rps += f["rps"]; p99[++np] = f["p99_ms"]; misses += f["misses"] }
-		delete f
-	}
-	/^BENCH-END/ {
-		for (i = 2; i <= NF; i++) { split($i, kv, "="); e[kv[1]] += kv[2] }
-		ends++
-	}
+		next }
+	/^BENCH-END / { parse(); r = f["role"]
+		for (k in f) e[k] += f[k]
+		majflt[r] = f["pgmajfault"]; refault[r] = f["refault_anon"] + f["refault_file"]; ends++ }
 	END {
 		for (r in rate) printf "thr_%s=%.0f ", r, rate[r] / nr[r]
+		for (r in sdt) printf "promo_%s=%.3f psi_%s=%.2f ", r, spr[r] / (sdt[r] / 60) * 100, r, spsi[r] / sdt[r] / 1e4
+		for (r in majflt) printf "majflt_%s=%d refault_%s=%d ", r, majflt[r], r, refault[r]
 		if (np) {
 			for (i = 2; i <= np; i++)	# insertion sort: mawk has no asort
 				for (j = i; j > 1 && p99[j - 1] + 0 > p99[j] + 0; j--) {
@@ -125,27 +275,49 @@ summarize_run() {
 		printf "oom_kill=%d killed=%d pgmajfault=%d refault_anon=%d refault_file=%d ends=%d ",
 			e["oom_kill"], e["killed"], e["pgmajfault"], e["refault_anon"], e["refault_file"], ends
 	}'
-	# memory held: the sum over the four guests of balloon actual, every
-	# scrape while all four report
-	awk '/^T / { if (n == 4) { s++; sum += tot; if (tot > peak) peak = tot }
-			n = 0; tot = 0; next }
-		/^wsr_balloon_actual_bytes/ { n++; tot += $2 }
-		END { if (n == 4) { s++; sum += tot; if (tot > peak) peak = tot }
-			printf "held_mean_mib=%.0f held_peak_mib=%.0f samples=%d\n",
-				s ? sum / s / 1048576 : 0, peak / 1048576, s }' "$dir/scrape.txt"
+	# memory: per guest and summed over the four, at each 2-s sample
+	# where all four have the figure: host (the QEMU's cgroup), Pss,
+	# balloon actual (memory the guest holds)
+	awk '
+	function flush(   k) {
+		for (k in tot) if (cnt[k] == 4) { s[k]++; sum[k] += tot[k]; if (tot[k] > peak[k]) peak[k] = tot[k] }
+		delete tot; delete cnt }
+	# add(K, VM, X, PART): a sample of K; PART: a part of one already counted
+	function add(k, vm, x, part) { tot[k] += x; pv[k, vm] += x; if (!part) { cnt[k]++; pn[k, vm]++ }; vms[vm] = 1 }
+	/^T / { flush(); next }
+	{ vm = ""; if (match($0, /vm="[^"]*"/)) vm = substr($0, RSTART + 4, RLENGTH - 5) }
+	/^wsr_balloon_actual_bytes/ { add("held", vm, $2) }
+	/^wsr_bench_host_bytes/ { add("host", vm, $2) }
+	/^wsr_bench_pss_bytes/ { add("pss", vm, $2) }
+	/^wsr_bench_ram_rss_bytes/ { add("ram", vm, $2) }
+	/^wsr_bench_tcg_rss_bytes/ { add("tcg", vm, $2) }
+	/^wsr_bench_host_bytes/ { add("unmapped", vm, $2) }
+	/^wsr_bench_host_(anon|file|kernel)_bytes/ { add("unmapped", vm, -$2, 1) }
+	END { flush()
+		n = split("host pss held unmapped ram tcg", ks, " ")
+		for (i = 1; i <= n; i++) { k = ks[i]
+			if (!s[k]) continue
+			printf "%s_mean_mib=%.0f %s_peak_mib=%.0f %s_samples=%d ", k, s[k] ? sum[k] / s[k] / 1048576 : 0,
+				k, peak[k] / 1048576, k, s[k]
+			for (vm in vms) if (pn[k, vm]) printf "%s_%s=%.0f ", k, vm, pv[k, vm] / pn[k, vm] / 1048576
+		}
+		printf "\n" }' "$dir/scrape.txt"
 }
 
-# plot POLICY DIR: the PNG of one run: per VM, the working set by idle
-# bin (stacked), balance's target and the actual size, in MiB
+# plot SET POLICY DIR: the PNG of one run: per VM, the working set by
+# idle bin (stacked), balance's target, the actual size, and the host's
+# view: the QEMU's cgroup usage and Pss, in MiB
 plot() {
-	local policy=$1 dir=$2 vm plots=""
-	for vm in "${VMS[@]}"; do
+	local set=$1 policy=$2 dir=$3 vm plots="" vms
+	read -r -a vms <<<"$(roles "$set")"
+	for vm in "${vms[@]}"; do
 		awk -v vm="$vm" '
 		function flush() { if (t0 == "") t0 = t
 			if (have) { printf "%.0f", t - t0; c = 0
 				for (i = 1; i <= 5; i++) { c += b[i]; printf " %.1f", c / 1048576 }
-				printf " %.1f %.1f\n", tgt / 1048576, act / 1048576 }
-			delete b; have = 0; tgt = act = "" }
+				printf " %s %s %s %s %s\n", mib(tgt), mib(act), mib(hst), mib(pss), mib(ram) }
+			delete b; have = 0; tgt = act = hst = pss = ram = "" }
+		function mib(x) { return x == "" ? "NaN" : sprintf("%.1f", x / 1048576) }
 		/^T / { flush(); t = $2; next }
 		index($0, "vm=\"" vm "\"") == 0 { next }
 		/^wsr_working_set_bytes/ { match($0, /idle_le_ms="[^"]*"/)
@@ -154,9 +326,12 @@ plot() {
 			b[i] += $2; have = 1 }
 		/^wsr_balloon_target_bytes/ { tgt = $2 }
 		/^wsr_balloon_actual_bytes/ { act = $2; have = 1 }
+		/^wsr_bench_host_bytes/ { hst = $2; have = 1 }
+		/^wsr_bench_pss_bytes/ { pss = $2; have = 1 }
+		/^wsr_bench_ram_rss_bytes/ { ram = $2; have = 1 }
 		END { flush() }' "$dir/scrape.txt" >"$dir/$vm.dat"
 	done
-	for vm in "${VMS[@]}"; do
+	for vm in "${vms[@]}"; do
 		if [ ! -s "$dir/$vm.dat" ]; then
 			plots+="set title 'guest $vm: no data'
 plot [0:1] -1 notitle
@@ -167,41 +342,55 @@ plot [0:1] -1 notitle
 plot '$dir/$vm.dat' u 1:(0):2 w filledcurves t 'idle <1 s', \
  '' u 1:2:3 w filledcurves t '1-5 s', '' u 1:3:4 w filledcurves t '5-10 s', \
  '' u 1:4:5 w filledcurves t '10-60 s', '' u 1:5:6 w filledcurves t '>60 s', \
- '' u 1:7 w steps lw 2 lc rgb 'black' t 'target', '' u 1:8 w lines lw 2 lc rgb 'red' t 'actual'
+ '' u 1:7 w steps lw 2 lc rgb 'black' t 'target', '' u 1:8 w lines lw 2 lc rgb 'red' t 'actual', \
+ '' u 1:9 w lines lw 2 lc rgb 'blue' t 'host (cgroup)', '' u 1:10 w lines lw 1 dt 2 lc rgb 'dark-green' t 'Pss', \
+ '' u 1:11 w lines lw 1 lc rgb 'magenta' t 'guest RAM mapped'
 "
 	done
-	gnuplot <<EOF || log "gnuplot failed on $dir"
+	gnuplot <<GNUPLOT || log "gnuplot failed on $dir"
 set terminal pngcairo size 1400,900 font ',10'
-set output '$out/balance-$policy.png'
-set multiplot layout 2,2 title 'wsr-host balance --policy $policy: working set by idle age (stacked), balloon target and actual'
+set output '$out/balance-set$set-$policy.png'
+set multiplot layout 2,2 title 'set $set, $policy: working set by idle age (stacked), balloon target and actual, host memory, Pss and guest RAM mapped of the QEMU'
 set xlabel 'seconds'
 set ylabel 'MiB'
-set yrange [0:1100]
+set yrange [0:1200]
 set key top left font ',8'
 set style fill solid 0.5 noborder
 $plots
 unset multiplot
-EOF
+GNUPLOT
 }
 
 start=$SECONDS
 for ((r = 1; r <= runs; r++)); do
-	for p in $policies; do
-		log "run $r of $runs, policy $p [$(((SECONDS - start) / 60)) min so far]"
-		one_run "$p" "$out/$p-$r"
-		log "  $(cat "$out/$p-$r/result")"
+	for s in $sets; do
+		for p in $policies; do
+			[ "$p" != none-nofpr ] || [ "$r" -le "$ref_runs" ] || continue
+			log "run $r of $runs, set $s, policy $p [$(((SECONDS - start) / 60)) min so far]"
+			t0=$SECONDS
+			one_run "$s" "$p" "$out/set$s/$p-$r"
+			log "  $(cat "$out/set$s/$p-$r/result") wall_s=$((SECONDS - t0))"
+		done
 	done
 done
-for p in $policies; do plot "$p" "$out/$p-1"; done
+for s in $sets; do
+	for p in $policies; do plot "$s" "$p" "$out/set$s/$p-1"; done
+done
 
-# the summary: per policy, the median over runs and the range
+# the summary: per set and policy, the median over runs and the range
 {
-	echo "## wsr-host balance: $runs runs per policy, four 1 GiB guests, $secs s each"
-	echo
-	for p in $policies; do
-		for ((r = 1; r <= runs; r++)); do echo "$p $(cat "$out/$p-$r/result")"; done
-	done | awk -f "$WSR_ROOT/vmtests/balance-bench-summary.awk"
-	echo
-	for p in $policies; do echo "plot: $out/balance-$p.png"; done
+	for s in $sets; do
+		echo "## wsr-host balance, set $s ($(roles "$s")): $runs runs per policy, four 1 GiB guests, $secs s each"
+		echo
+		for p in $policies; do
+			for ((r = 1; r <= runs; r++)); do
+				[ ! -s "$out/set$s/$p-$r/result" ] || echo "$p $(cat "$out/set$s/$p-$r/result")"
+			done
+		done | awk -v roles="$(roles "$s")" -f "$WSR_ROOT/vmtests/balance-bench-summary.awk"
+		echo
+		for p in $policies; do echo "plot: $out/balance-set$s-$p.png"; done
+		echo
+	done
+	echo "took $(((SECONDS - start) / 60)) min for $nruns runs"
 } >"$out/summary.md"
 cat "$out/summary.md"

@@ -2,13 +2,19 @@
 # make bench: run the benchmarks in guests and print their figures: the
 # estimator's (vmtests/bench-guest.sh, vmtests/tiers-guest.sh), then the
 # balloon transport's (vmtests/tiers-request-bench.sh, balloon-bench.sh), then
-# wsr-host balance's three policies (vmtests/balance-bench.sh).
+# wsr-host balance's policies (vmtests/balance-bench.sh).
 set -eu
 . "$(dirname "$0")/lib.sh"
+# How long (BENCHMARKS.md has the arithmetic): the estimator's and the
+# transport's benchmarks about 50 min (the tiers ones 2 x 10 min each),
+# then the balance bench, which says its own
+balance=$("$WSR_ROOT"/vmtests/balance-bench.sh --length)
+log "make bench takes about $((50 + balance)) min: about 50 min of estimator and transport benchmarks, then $balance min of the balance bench"
 "$WSR_ROOT"/vmtests/run --timeout 1800 -- wsr-bench
 "$WSR_ROOT"/vmtests/run --timeout 1800 -- wsr-tiers
 "$WSR_ROOT"/vmtests/tiers-request-bench.sh
 "$WSR_ROOT"/vmtests/balloon-bench.sh
-# wsr-host balance against the stats-based policy: four guests, three
-# policies, three runs each (about 45 min); it prints where its plots are
+# wsr-host balance, host memory saved against none without free page
+# reporting: two sets of four guests, every policy twice; it prints where
+# its plots are
 "$WSR_ROOT"/vmtests/balance-bench.sh
