@@ -57,8 +57,9 @@ test_balance_spares_swapless() {
 	guest_start working-set=on,working-set-bins=5 || return
 	wait_mark READY 200 || return
 	echo "    | $MARK" >&2
+	# straight to the policy's want, no hold: the bottom at once
 	"$HOST" balance --vm "guest=$G_QMP" --policy working-set --report-ms 1000 \
-		--request-ms 1000 >"$tmp/decisions" 2>"$tmp/balance.err" &
+		--request-ms 1000 --step-mib 1024 --hold-ms 0 >"$tmp/decisions" 2>"$tmp/balance.err" &
 	bal=$!
 	wait_mark ALIVE 150 && echo "    | $MARK" >&2
 	kill "$bal" 2>/dev/null
