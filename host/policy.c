@@ -253,6 +253,30 @@ static void on_reclaim(const struct policy_knobs *k, struct policy_state *st,
 		keep(d, "hold");
 }
 
+/*
+ * The guest's free memory from the stats, if they are fresh and were read
+ * after the balloon last moved; else 0.  Free memory read before an
+ * inflation took its pages still counts those pages: added to the
+ * actual size seen since, it would take them twice, and a guest whose
+ * anon cannot be reclaimed would be squeezed into an OOM kill.
+ */
+static __u64 stats_free(const struct policy_knobs *k, const struct policy_state *st,
+			const struct policy_input *in)
+{
+	if (!in->stats || in->stats->free < 0 ||
+	    in->now_ms - in->stats_ms > (double)k->max_age_ms || in->stats_ms < st->moved_ms)
+		return 0;
+	return (__u64)in->stats->free;
+}
+
+/* fresh stats that say what is free, but from before the balloon last moved */
+static int stats_stale(const struct policy_knobs *k, const struct policy_state *st,
+		       const struct policy_input *in)
+{
+	return in->stats && in->stats->free >= 0 &&
+	       in->now_ms - in->stats_ms <= (double)k->max_age_ms && in->stats_ms < st->moved_ms;
+}
+
 static void decide_ws(const struct policy_knobs *k, struct policy_state *st,
 		      const struct policy_input *in, struct policy_decision *d)
 {
@@ -274,9 +298,7 @@ static void decide_ws(const struct policy_knobs *k, struct policy_state *st,
 	d->hot = ws_report_kept(r, d->idle_ms);
 	total = ws_report_total(r);
 	/* free memory beyond the headroom is not needed: the stats say how much */
-	if (in->stats && in->stats->free >= 0 &&
-	    in->now_ms - in->stats_ms <= (double)k->max_age_ms)
-		free = (__u64)in->stats->free;
+	free = stats_free(k, st, in);
 	d->other = in->actual > total + free ? in->actual - total - free : 0;
 	need = d->hot + k->headroom + d->other;
 	age = in->now_ms - in->report_ms + (double)r->data_age_ms;
@@ -296,6 +318,11 @@ static void decide_ws(const struct policy_knobs *k, struct policy_state *st,
 		return;
 	}
 	d->want = need;
+	/* neither way on stale stats: they count what the balloon took as free */
+	if (stats_stale(k, st, in)) {
+		keep(d, "wait-stats");
+		return;
+	}
 	move_to(k, st, in, clamp(k, in, need), in->new_report, age,
 		cost_stalled(k, &st->cost), d);
 }
@@ -344,9 +371,7 @@ static void decide_pressure(const struct policy_knobs *k, struct policy_state *s
 	lo = clamp(k, in, 0);
 	if (r && r->ext.known && !r->ext.anon_reclaimable) {
 		/* no swap: never below what the guest cannot give up */
-		if (in->stats && in->stats->free >= 0 &&
-		    in->now_ms - in->stats_ms <= (double)k->max_age_ms)
-			free = (__u64)in->stats->free;
+		free = stats_free(k, st, in);
 		d->hot = ws_report_kept(r, k->idle_ms);
 		d->other = in->actual > ws_report_total(r) + free ?
 			   in->actual - ws_report_total(r) - free : 0;
@@ -397,6 +422,10 @@ void policy_decide(const struct policy_knobs *k, struct policy_state *st,
 		   const struct policy_input *in, struct policy_decision *d)
 {
 	memset(d, 0, sizeof(*d));
+	/* the balloon moved since the last decision: stats from before are stale */
+	if (st->last_actual && in->actual != st->last_actual)
+		st->moved_ms = in->now_ms;
+	st->last_actual = in->actual;
 	switch (k->kind) {
 	case POLICY_WORKING_SET:
 		decide_ws(k, st, in, d);
@@ -411,4 +440,7 @@ void policy_decide(const struct policy_knobs *k, struct policy_state *st,
 		keep(d, "none");
 		break;
 	}
+	/* after this decision's stats, whenever they were read */
+	if (d->action == POLICY_SET)
+		st->moved_ms = in->now_ms + 0.001;
 }

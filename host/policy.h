@@ -112,6 +112,9 @@ struct policy_state {
 	double hold_until_ms;	/* no inflation before */
 	double last_reclaim_ms;	/* when the last reclaim report was seen */
 	double last_inflate_ms;	/* when the policy last set an inflation; 0 never */
+	/* the balloon's actual size as last seen, and since when (or a target set) */
+	__u64 last_actual;
+	double moved_ms;
 	struct cost_state cost;	/* working-set */
 	/* pressure: Senpai's state, started at the first decision */
 	struct senpai_state sp;

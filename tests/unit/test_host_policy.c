@@ -572,6 +572,44 @@ static const char *test_no_swap_cold_anon_is_kept(void)
 	return NULL;
 }
 
+/*
+ * Stats read before an inflation took its pages still count those pages as
+ * free: the inflation that follows must wait for stats read after it.  A
+ * guest without swap: 16 MiB hot, 300 MiB of anon that it cannot reclaim
+ * (its bins hold none of it), 100 MiB free by stats read once, at the
+ * start.  The balloon follows each target at once; the guest's anon, kernel
+ * and headroom (a 352 MiB floor here) must never be taken, however many
+ * reports come before new stats.
+ */
+static const char *test_stale_free_memory_is_not_taken_twice(void)
+{
+	static const unsigned int hot16[5] = { 16, 0, 0, 0, 0 };
+	struct vm v;
+	int i;
+
+	vm_init(&v, POLICY_WORKING_SET);
+	v.k.step = RAM;
+	v.k.hold_ms = 0;
+	v.in.actual = 512 * MIB;
+	v.stats.free = 100 * MIB;
+	v.in.stats = &v.stats;
+	v.in.stats_ms = 100000;
+	for (i = 0; i < 10; i++) {
+		v.r = report(0, hot16);
+		with_ext(&v.r, 0, 0, 0);
+		v.in.now_ms = 100000 + i * 1000;
+		v.in.report = &v.r;
+		v.in.report_ms = v.in.now_ms;
+		v.in.new_report = 1;
+		policy_decide(&v.k, &v.st, &v.in, &v.d);
+		if (v.d.action == POLICY_SET)
+			v.in.actual = v.in.target = v.d.target;
+		ASSERT_GE(v.in.actual, 412 * MIB - v.k.headroom,
+			  "the size after report %d (%s), stats from the start", i, v.d.reason);
+	}
+	return NULL;
+}
+
 /* stats at @ms with these counters since boot */
 static void stats_at(struct vm *v, double ms, long long swap_in, long long majflt)
 {
@@ -830,6 +868,7 @@ static const struct unit_test tests[] = {
 	  test_reclaim_of_cold_memory_does_not_stop_inflation },
 	{ "policy_growth_deflates_at_once_during_hold", test_growth_deflates_at_once_during_hold },
 	{ "policy_never_below_floor", test_floor },
+	{ "policy_stale_free_memory_is_not_taken_twice", test_stale_free_memory_is_not_taken_twice },
 	{ "policy_never_above_ceiling", test_ceiling },
 	{ "policy_stale_report_inflates_nothing", test_stale_report_inflates_nothing },
 	{ "policy_idle_time_rounds_up_to_a_bound", test_idle_time_rounds_up_to_a_bound },
