@@ -317,12 +317,23 @@ static void decide_ws(const struct policy_knobs *k, struct policy_state *st,
 		on_reclaim(k, st, in, total, self, free, d);
 		return;
 	}
-	d->want = need;
-	/* neither way on stale stats: they count what the balloon took as free */
+	/*
+	 * Stale stats count what the balloon took as free: no inflation on
+	 * them.  A deflation still goes at once if even they say the guest
+	 * needs more, since the true need is larger still.
+	 */
 	if (stats_stale(k, st, in)) {
-		keep(d, "wait-stats");
-		return;
+		__u64 f = (__u64)in->stats->free, cur = in->target ? in->target : in->actual;
+
+		d->other = in->actual > total + f ? in->actual - total - f : 0;
+		need = d->hot + k->headroom + d->other;
+		if (clamp(k, in, need) < cur + POLICY_MIN_CHANGE) {
+			d->want = need;
+			keep(d, "wait-stats");
+			return;
+		}
 	}
+	d->want = need;
 	move_to(k, st, in, clamp(k, in, need), in->new_report, age,
 		cost_stalled(k, &st->cost), d);
 }
