@@ -541,6 +541,23 @@ static void with_ext(struct ws_report *r, int swap, __u64 some_us, __u32 seq)
 }
 
 /*
+ * A report with the extended header (@swap: anon_reclaimable) arrives at
+ * @now, the stats as they are; decide; a target set is followed at once.
+ */
+static void ext_step(struct vm *v, double now, const unsigned int mib[5], int swap)
+{
+	v->r = report(0, mib);
+	with_ext(&v->r, swap, 0, 0);
+	v->in.now_ms = now;
+	v->in.report = &v->r;
+	v->in.report_ms = now;
+	v->in.new_report = 1;
+	policy_decide(&v->k, &v->st, &v->in, &v->d);
+	if (v->d.action == POLICY_SET)
+		v->in.actual = v->in.target = v->d.target;
+}
+
+/*
  * A guest without swap, with 64 MiB hot and 256 MiB of cold anon, which
  * its report still counts in a bin: that anon is not reclaimable, and the
  * balloon never takes it, however many reports say it is cold.
@@ -558,15 +575,7 @@ static const char *test_no_swap_cold_anon_is_kept(void)
 	for (i = 0; i < 20; i++) {
 		static const unsigned int cold_anon[5] = { 64, 0, 0, 0, 256 };
 
-		v.r = report(0, cold_anon);
-		with_ext(&v.r, 0, 0, 0);
-		v.in.now_ms = 100000 + i * 2000;
-		v.in.report = &v.r;
-		v.in.report_ms = v.in.now_ms;
-		v.in.new_report = 1;
-		policy_decide(&v.k, &v.st, &v.in, &v.d);
-		if (v.d.action == POLICY_SET)
-			v.in.actual = v.in.target = v.d.target;
+		ext_step(&v, 100000 + i * 2000, cold_anon, 0);
 		ASSERT_GE(v.in.actual, keep, "the size after report %d (%s)", i, v.d.reason);
 	}
 	return NULL;
@@ -595,15 +604,7 @@ static const char *test_stale_free_memory_is_not_taken_twice(void)
 	v.in.stats = &v.stats;
 	v.in.stats_ms = 100000;
 	for (i = 0; i < 10; i++) {
-		v.r = report(0, hot16);
-		with_ext(&v.r, 0, 0, 0);
-		v.in.now_ms = 100000 + i * 1000;
-		v.in.report = &v.r;
-		v.in.report_ms = v.in.now_ms;
-		v.in.new_report = 1;
-		policy_decide(&v.k, &v.st, &v.in, &v.d);
-		if (v.d.action == POLICY_SET)
-			v.in.actual = v.in.target = v.d.target;
+		ext_step(&v, 100000 + i * 1000, hot16, 0);
 		ASSERT_GE(v.in.actual, 412 * MIB - v.k.headroom,
 			  "the size after report %d (%s), stats from the start", i, v.d.reason);
 	}
