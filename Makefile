@@ -66,7 +66,8 @@ CLI_OBJ     := $(patsubst %.c,$(OBJ)/%.o,$(wildcard loader/*.c))
 HOST_OBJ    := $(patsubst %.c,$(OBJ)/%.o,$(filter-out host/wsr-host.c,$(wildcard host/*.c)))
 UNIT_OBJ    := $(patsubst %.c,$(OBJ)/%.o,$(wildcard tests/unit/*.c))
 ALL_OBJ     := $(LIBWSR_OBJ) $(CLI_OBJ) $(HOST_OBJ) $(OBJ)/host/wsr-host.o $(UNIT_OBJ) \
-	$(OBJ)/tests/balloon/progs/kfunc_probe.o $(OBJ)/vmtests/progs/wsr-workload.o
+	$(OBJ)/tests/balloon/progs/kfunc_probe.o $(OBJ)/vmtests/progs/wsr-workload.o \
+	$(OBJ)/vmtests/progs/wsr-nothp.o
 
 GUEST_PROGS := $(GUEST)/wsr $(GUEST)/wsr-workload $(GUEST)/kfunc-probe
 GUEST_TESTS := $(wildcard tests/guest/*.sh)
@@ -77,7 +78,7 @@ UNIT_TESTS  := $(patsubst tests/unit/%.c,$(BUILD)/unit/%,$(wildcard tests/unit/*
 .SECONDARY:
 
 all: $(GUEST_PROGS) $(GUEST)/run-tests $(GUEST)/wsr-demo $(GUEST)/wsr-bench $(GUEST)/wsr-tiers $(UNIT_TESTS) \
-	$(BUILD)/wsr-host
+	$(BUILD)/wsr-host $(BUILD)/wsr-nothp
 
 setup:
 	$(Q)vmtests/setup-host.sh
@@ -172,6 +173,11 @@ $(GUEST)/kfunc-probe: $(OBJ)/tests/balloon/progs/kfunc_probe.o | $(GUEST)
 $(GUEST)/wsr-workload: $(OBJ)/vmtests/progs/wsr-workload.o | $(GUEST)
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(CFLAGS) -static -o $@ $<
+
+# the balance bench's QEMUs run under it (host memory as the measure)
+$(BUILD)/wsr-nothp: $(OBJ)/vmtests/progs/wsr-nothp.o | $(BUILD)
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(CFLAGS) -o $@ $<
 
 # the guest tests with the vocabulary all tests share (tests/testlib.sh)
 $(GUEST)/run-tests: vmtests/guest-run-tests.sh $(GUEST_TESTS) tests/testlib.sh | $(GUEST)

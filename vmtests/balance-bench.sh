@@ -12,7 +12,8 @@
 # The measure is host memory.  Each guest's QEMU runs alone in a memory
 # cgroup that the bench makes (under the bench's own) and removes; its
 # swap and scratch disks bypass the host's page cache (cache=none), so
-# what the guest swaps out is not counted back in.  Every 2 s the bench
+# what the guest swaps out is not counted back in; and it runs without
+# transparent huge pages (vmtests/progs/wsr-nothp.c says why).  Every 2 s the bench
 # records each QEMU's cgroup usage, its Pss, and, from balance's
 # metrics, the balloon's actual size.  Every policy runs with free page
 # reporting (free-page-reporting=on, guests reporting 2 MiB blocks), as
@@ -60,7 +61,7 @@ while [ $# -gt 0 ]; do
 done
 case "$runs$secs$ref_runs" in *[!0-9]*|"") die "--runs, --secs and --ref-runs take whole numbers" ;; esac
 [ "$secs" -ge 120 ] || die "--secs must be at least 120 (the workloads take a minute to set up)"
-[ -x "$host" ] || die "no $host: run make all first"
+[ -x "$host" ] && [ -x "$WSR_ROOT/build/wsr-nothp" ] || die "no $host or build/wsr-nothp: run make all first"
 # the policies this wsr-host knows (pressure comes with issue 28)
 known="none available working-set"
 "$host" balance --policy pressure 2>&1 | grep -q -- "--policy 'pressure'" || known+=" pressure"
@@ -165,7 +166,7 @@ one_run() {
 		"$WSR_ROOT"/vmtests/run --kernel ours --nodes 1 --node-mem 1024 --quiet \
 			--timeout $((secs + 400)) --log "$dir/$vm.log" --qmp "$dir/$vm.qmp" \
 			--balloon "$props" --append page_reporting.page_reporting_order=9 \
-			--disk-cache none --cgroup "$cg" --dir "$tmp/guest" \
+			--disk-cache none --cgroup "$cg" --no-thp --dir "$tmp/guest" \
 			--qemu-arg -drive --qemu-arg "file=$dir/$vm.swap,if=virtio,format=raw,cache=none" \
 			-- sh /host/balance-bench-guest.sh "$vm" "$secs" >"$dir/$vm.out" 2>&1 &
 		pids+=($!)
