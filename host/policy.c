@@ -389,7 +389,18 @@ static void decide_pressure(const struct policy_knobs *k, struct policy_state *s
 		lo = clamp(k, in, d->hot + k->headroom + d->other);
 	}
 	if (!st->sp_started || from_stats != st->sp_from_stats) {
-		senpai_start(&sk, &st->sp, cur, total);
+		/*
+		 * Senpai starts a cgroup's memory.high at its memory.current:
+		 * the guest's is what it holds less what is free (fresh
+		 * stats).  Starting at its size instead would spend the first
+		 * probes, 1% per 30 s, on free memory that free page
+		 * reporting already gives back.
+		 */
+		__u64 used = cur, spare = stats_free(k, st, in);
+
+		if (spare && in->actual > spare)
+			used = in->actual - spare;
+		senpai_start(&sk, &st->sp, used < lo ? lo : used > hi ? hi : used, total);
 		st->sp_started = 1;
 		st->sp_from_stats = from_stats;
 		st->next_tick_ms = in->now_ms + (double)k->pressure_tick_ms;
@@ -410,7 +421,7 @@ static void decide_pressure(const struct policy_knobs *k, struct policy_state *s
 	if (t >= cur + POLICY_MIN_CHANGE)
 		set(d, t, t == lo && f <= 0 ? "floor" : "backoff");
 	else if (t + POLICY_MIN_CHANGE <= cur)
-		set(d, t, "probe");
+		set(d, t, f < 0 ? "probe" : "start");
 	else
 		keep(d, f < 0 && t == lo ? "floor" : "pressure-wait");
 }
