@@ -381,7 +381,15 @@ static void decide_pressure(const struct policy_knobs *k, struct policy_state *s
 	}
 	lo = clamp(k, in, 0);
 	if (r && r->ext.known && !r->ext.anon_reclaimable) {
-		/* no swap: never below what the guest cannot give up */
+		/*
+		 * no swap: never below what the guest cannot give up.  Stats
+		 * from before the balloon last moved count what it took as
+		 * still free: the need from them would undo every probe.
+		 */
+		if (stats_stale(k, st, in)) {
+			keep(d, "wait-stats");
+			return;
+		}
 		free = stats_free(k, st, in);
 		d->hot = ws_report_kept(r, k->idle_ms);
 		d->other = in->actual > ws_report_total(r) + free ?

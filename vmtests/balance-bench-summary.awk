@@ -65,7 +65,7 @@ END {
 			cell(p, "held_mean_mib", 1, "%.0f"), cell(p, "killed", 1, "%d"), cell(p, "p99_ms", 1, "%.1f")
 	}
 	print ""
-	print "Host: the four QEMUs' cgroup usage; saved: none-nofpr's host memory minus the policy's. Charged, not mapped: the usage less anon mapped, page cache and kernel memory (4 KiB balloon pages discarded out of transparent huge pages, freed only when the host reclaims). Saved by Pss: the same difference of the QEMUs' Pss. Guest RAM mapped: what is mapped of the guests' RAM; TCG code: the QEMUs' translated code (up to 1 GiB each, which KVM would not have), both within Pss."
+	print "Host: the four QEMUs' cgroup usage; saved: none-nofpr's host memory minus the policy's. Charged, not mapped: the usage less anon mapped, page cache and kernel memory (near 0 with the QEMUs' transparent huge pages off; with them on, 4 KiB balloon pages discarded out of huge pages stay charged until the host reclaims). Saved by Pss: the same difference of the QEMUs' Pss. Guest RAM mapped: what is mapped of the guests' RAM; TCG code: the QEMUs' translated code (up to 1 GiB each, which KVM would not have), both within Pss."
 	print ""
 	print "Per guest: host is its QEMU's cgroup usage, Pss the QEMU's, balloon the guest's memory (RAM minus the balloon), means over the run in MiB; throughput relative to the median under none; promotions are major faults (swap-ins, mapped file read back) per minute, % of the role's known hot set (a read() served from disk is a refault, not a major fault), from the second minute on and without the 60 s after a phase change; PSI some: % of that time."
 	print ""

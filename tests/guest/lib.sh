@@ -67,12 +67,14 @@ lru_gen_max_seq() {
 }
 
 # wsr_start [DAEMON-OPTION...]: a fresh wsr: unload whatever is pinned,
-# start the daemon
+# start the daemon, aging every 500 ms (WSRD_PERIOD=MS another period;
+# WSRD_PERIOD=default the daemon's own, as a user starts it)
 # shellcheck disable=SC2120 # the daemon's options are optional
 wsr_start() {
 	local i
 	wsr unload 2>/dev/null
-	wsr daemon --interval-ms 500 "$@" >/tmp/wsrd.log 2>&1 &
+	[ "${WSRD_PERIOD:-500}" = default ] || set -- --interval-ms "${WSRD_PERIOD:-500}" "$@"
+	wsr daemon "$@" >/tmp/wsrd.log 2>&1 &
 	WSRD=$!
 	# shellcheck disable=SC2034 # i: a bound on the waits
 	for i in $(seq 1 300); do
@@ -82,6 +84,18 @@ wsr_start() {
 	done
 	cat /tmp/wsrd.log
 	fail "wsr daemon did not load in 30s"
+}
+
+# nonleaf_young_off: MGLRU's non-leaf young capability (0x0004) off until
+# the test exits (the old capabilities back then).  With it on, a memcg aged
+# on both nodes back to back reads its hot pages as idle, worst under TCG,
+# whose TLB keeps a hot set's translations so that the accessed bits a walk
+# cleared stay clear (docs/estimator.md, "Known kernel behaviour"); the
+# daemon warns and says this.
+nonleaf_young_off() {
+	NONLEAF_OLD=$(cat /sys/kernel/mm/lru_gen/enabled)
+	trap 'echo "$NONLEAF_OLD" >/sys/kernel/mm/lru_gen/enabled' EXIT
+	echo 0x0003 >/sys/kernel/mm/lru_gen/enabled
 }
 
 # hist_sum FILE FIELD FIRST LAST: sum of anon= or file= over bins FIRST..LAST

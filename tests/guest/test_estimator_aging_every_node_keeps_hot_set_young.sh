@@ -6,9 +6,6 @@
 # With it off, as the daemon advises on NUMA machines, agings of node 0
 # then node 1 keep the hot set in the young bin and the cold set in the
 # old bins, each within 10%.
-old=$(cat /sys/kernel/mm/lru_gen/enabled)
-echo 0x0003 >/sys/kernel/mm/lru_gen/enabled
+. "$(dirname "$0")/lib.sh"
+nonleaf_young_off
 sh "$(dirname "$0")/estimator_hot_cold.sh" anon every-node
-rc=$?
-echo "$old" >/sys/kernel/mm/lru_gen/enabled
-exit $rc

@@ -927,6 +927,31 @@ static const char *test_pressure_never_probes_a_swapless_guest_below_its_need(vo
 	return NULL;
 }
 
+/*
+ * pressure on a guest without swap, the balloon just moved: stats read
+ * before the move count what it took as free, and the need from them
+ * (nothing free) would raise the guest back at once, undoing each probe
+ * (seen in the bench: 1024 -> 1013 -> 1024 MiB, every 30 s).  It waits
+ * for newer stats instead (which may then raise it, rightly).
+ */
+static const char *test_pressure_swapless_waits_for_stats_after_a_move(void)
+{
+	struct vm v;
+
+	vm_init(&v, POLICY_PRESSURE);
+	v.stats.free = 300 * MIB;
+	v.in.stats = &v.stats;
+	v.in.stats_ms = 100000;
+	pressure_tick(&v, 100000, 1000, 0);
+	ASSERT_EQ(v.d.action, POLICY_SET, "the start (%s)", v.d.reason);
+	/* the balloon is there; the stats are the ones from before */
+	pressure_tick(&v, 102000, 1000, 0);
+	ASSERT_EQ(v.d.action, POLICY_KEEP, "the action on stale stats (%s, target %llu MiB)",
+		  v.d.reason, (unsigned long long)(v.d.target / MIB));
+	ASSERT_STREQ(v.d.reason, "wait-stats", "the reason on stale stats");
+	return NULL;
+}
+
 static const struct unit_test tests[] = {
 	{ "policy_steady_state_keeps_target", test_steady_state_keeps_target },
 	{ "policy_inflates_in_bounded_steps_to_working_set",
@@ -960,6 +985,8 @@ static const struct unit_test tests[] = {
 	{ "policy_pressure_holds_inflation_back", test_pressure_holds_inflation_back },
 	{ "policy_pressure_probes_and_backs_off", test_pressure_probes_and_backs_off },
 	{ "policy_pressure_starts_at_used_memory", test_pressure_starts_at_used_memory },
+	{ "policy_pressure_swapless_waits_for_stats_after_a_move",
+	  test_pressure_swapless_waits_for_stats_after_a_move },
 	{ "policy_pressure_falls_back_to_faults", test_pressure_falls_back_to_faults },
 	{ "policy_pressure_never_probes_a_swapless_guest_below_its_need",
 	  test_pressure_never_probes_a_swapless_guest_below_its_need },
