@@ -64,11 +64,10 @@ run_test() {
 	done
 	[ "$run" = 1 ] || return 0
 	why="" test_name=${names[0]} guest_n=0 G_LOG=""
-	local t0=$SECONDS
+	local t0=$EPOCHREALTIME
 	"$@"
 	rc=$?
 	guest_stop
-	echo "    | $test_name took $((SECONDS - t0)) s" >&2
 	[ "$rc" = 0 ] || [ -n "$why" ] || why="exited with status $rc"
 	if [ -n "${WSR_BALLOON_LOGS:-}" ] && [ -e "$G_LOG" ]; then
 		mkdir -p "$WSR_BALLOON_LOGS" && cp "$G_LOG" "$WSR_BALLOON_LOGS/$test_name.log"
@@ -79,6 +78,14 @@ run_test() {
 		[[ " ${also[*]%%	*} " == *" $n "* ]] ||
 			test_verdict "$n" "not checked: ${why:-the test did not get there}"
 	done
+	# the guest's whole time, boot to power-off, is NAME's (the NAME2s
+	# shared it)
+	echo "TIME $test_name $(elapsed "$t0")"
+}
+
+# elapsed T0: seconds since T0 (an $EPOCHREALTIME), to 0.1 s
+elapsed() {
+	awk -v t0="$1" -v t1="$EPOCHREALTIME" 'BEGIN { printf "%.1f", t1 - t0 }'
 }
 
 # also_verdict NAME [REASON]: NAME passes (or fails for REASON), printed

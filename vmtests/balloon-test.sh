@@ -5,7 +5,8 @@
 # vmtests/balloon-lib.sh).  bench_*.sh there are make bench's guest
 # scripts, transport-lib.sh the guest halves' helpers.
 #
-# Prints "PASS name" or "FAIL name: reason" per test.
+# Prints "PASS name" or "FAIL name: reason" per test, then "TIME name
+# SECONDS".
 #
 #   vmtests/balloon-test.sh [--list] [--kernel ours|debug]
 #       the options and the environment (WSR_BALLOON_TESTS, ...) are

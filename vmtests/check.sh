@@ -47,9 +47,23 @@ results=$BUILD/results
 rm -rf "$results"
 mkdir -p "$results"
 
-# section TITLE: a section's header, with the time since make check began
+# section TITLE: a section's header, with the time since make check began;
+# the section before it ends there: its time goes to $results/sections
+# ("SECONDS TITLE" lines)
+section_title="" section_t0=""
 section() {
+	section_end
 	echo "== $* [$((SECONDS / 60))m$((SECONDS % 60))s]"
+	section_title=$* section_t0=$EPOCHREALTIME
+}
+section_end() {
+	[ -z "$section_title" ] || echo "$(since "$section_t0") $section_title" >>"$results/sections"
+	section_title=""
+}
+
+# since T0: seconds since T0 (an $EPOCHREALTIME), to 0.1 s
+since() {
+	awk -v t0="$1" -v t1="$EPOCHREALTIME" 'BEGIN { printf "%.1f", t1 - t0 }'
 }
 
 # record NAME PASS|FAIL [REASON]
@@ -58,24 +72,34 @@ record() {
 }
 
 # record_lines PREFIX: turn "PASS name" / "FAIL name: reason" lines into
-# records; other lines are shown indented
+# records, and "TIME name SECONDS" into a line "SECONDS PREFIX/name" of
+# $results/times; other lines are shown indented
 record_lines() {
 	local verdict rest
 	while read -r verdict rest; do
 		case "$verdict" in
 		PASS) record "$1/${rest%%:*}" PASS ;;
 		FAIL) record "$1/${rest%%:*}" FAIL "${rest#*: }" ;;
+		TIME) record_time "$1/${rest% *}" "${rest##* }" ;;
 		*) echo "    | $verdict $rest" ;;
 		esac
 	done
 }
 
+# record_time NAME SECONDS: NAME took SECONDS
+record_time() {
+	echo "$2 $1" >>"$results/times"
+	echo "    | $1 took $2 s"
+}
+
 run_unit_tests() {
-	local t rc
+	local t rc t0
 	for t in "$BUILD"/unit/*; do
 		[ -x "$t" ] || continue
+		t0=$EPOCHREALTIME
 		"$t" 2>&1 | record_lines "unit/${t##*/}"
 		rc=${PIPESTATUS[0]}
+		record_time "unit/${t##*/}" "$(since "$t0")" >/dev/null
 		[ "$rc" = 0 ] || grep -q "^FAIL unit/${t##*/}/" "$results/all" ||
 			record "unit/${t##*/}" FAIL "exited with status $rc"
 	done
@@ -90,7 +114,7 @@ run_guest_suite() {
 		--log "$log" --timeout "${WSR_SUITE_TIMEOUT:-2400}" -- run-tests "$@" 2>"$results/run-$label.err"
 	rc=$?
 	grep -a '^    | ' "$log" | tr -d '\r'
-	grep -a '^wsr-test: \(PASS\|FAIL\)' "$log" | tr -d '\r' | sed 's/^wsr-test: //' |
+	grep -a '^wsr-test: \(PASS\|FAIL\|TIME\)' "$log" | tr -d '\r' | sed 's/^wsr-test: //' |
 		record_lines "guest-$label"
 	if [ "$kernel" = debug ]; then
 		# vmtests/run's verdict on the sanitizers' reports
@@ -222,7 +246,15 @@ stock_guest=$(tests=("$WSR_ROOT"/tests/guest/test_*.sh)
 # shellcheck disable=SC2086
 [ -z "$stock_guest" ] || run_guest_suite stock stock $stock_guest
 
-section "done"
+section_end
+echo "== done [$((SECONDS / 60))m$((SECONDS % 60))s]"
+# where the time went: each section, then the slowest tests (a balloon
+# test's time is its guest's, boot to power-off; a unit test's is its
+# binary's)
+echo "time per section (s; $results/sections):"
+sed 's/^/  /' "$results/sections"
+echo "slowest tests (s; all in $results/times):"
+sort -rn "$results/times" 2>/dev/null | head -n 15 | sed 's/^/  /'
 passed=$(grep -c '^PASS' "$results/all")
 failed=$(grep -c '^FAIL' "$results/all")
 if [ "$failed" != 0 ]; then

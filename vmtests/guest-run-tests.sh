@@ -4,6 +4,8 @@
 # make check-long) whose names match one of the shell patterns (default:
 # all), each in its own shell with a time limit.  Prints one line per test,
 #   wsr-test: PASS <name>   or   wsr-test: FAIL <name>: <reason>
+# then its time,
+#   wsr-test: TIME <name> <seconds, to 0.1 s>
 # and exits non-zero when any test fails.
 dir=$(dirname "$0")/tests
 # verdict, fail_reason
@@ -26,10 +28,11 @@ for t in "$dir"/"$prefix"*.sh; do
 	[ "$match" = 1 ] || continue
 	out=/tmp/test-$name.out
 	echo "wsr-test: RUN $name"
-	t0=$(date +%s)
+	# the uptime's hundredths: date has whole seconds only
+	t0=$(cut -d' ' -f1 /proc/uptime)
 	timeout "$limit" sh "$t" >"$out" 2>&1
 	rc=$?
-	echo "    | $name took $(($(date +%s) - t0)) s"
+	secs=$(awk -v t0="$t0" '{ printf "%.1f", $1 - t0 }' /proc/uptime)
 	if [ "$rc" = 0 ]; then
 		passed=$((passed + 1))
 		echo "wsr-test: $(verdict "$name")"
@@ -40,6 +43,7 @@ for t in "$dir"/"$prefix"*.sh; do
 		[ "$rc" != 143 ] || reason="timed out after ${limit}s"
 		echo "wsr-test: $(verdict "$name" "${reason:-exit status $rc}")"
 	fi
+	echo "wsr-test: TIME $name $secs"
 	# leave no workload behind for the next test
 	killall wsr-workload 2>/dev/null
 	sleep 0.2

@@ -3,7 +3,7 @@
 # tells success, a failing command, a kernel panic and a hung guest apart,
 # that the debug kernel's sanitizers catch a leak, a use-after-free and a
 # lock-order inversion, and that the stock Debian kernel boots.  Prints "PASS name" or
-# "FAIL name: reason" per test.
+# "FAIL name: reason" per test, then "TIME name SECONDS".
 set -u
 RUN=$(dirname "$0")/run
 # verdict: the vocabulary every test shares
@@ -15,7 +15,7 @@ trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$dir"' EXIT
 # expect NAME STATUS MESSAGE RUN-ARGS...: run a guest, check status and
 # that the output (console and harness messages) contains MESSAGE
 expect() {
-	local name=$1 want=$2 msg=$3 rc out=$dir/$1.out
+	local name=$1 want=$2 msg=$3 rc out=$dir/$1.out t0=$EPOCHREALTIME
 	shift 3
 	"$RUN" --quiet "$@" >"$out" 2>&1
 	rc=$?
@@ -26,11 +26,18 @@ expect() {
 	else
 		verdict "$name"
 	fi
+	took "$name" "$t0"
+}
+
+# took NAME T0: "TIME NAME SECONDS", the seconds since T0 (an
+# $EPOCHREALTIME), to 0.1 s
+took() {
+	awk -v n="$1" -v t0="$2" -v t1="$EPOCHREALTIME" 'BEGIN { printf "TIME %s %.1f\n", n, t1 - t0 }'
 }
 
 # the command's own output reaches the caller
 output_reaches_host() {
-	local v
+	local v t0=$EPOCHREALTIME
 	if v=$("$RUN" -- cat /sys/kernel/mm/lru_gen/enabled 2>/dev/null | tr -d '\r' |
 		grep -x '0x[0-9a-f]*'); then
 		verdict command_output_reaches_host
@@ -38,9 +45,11 @@ output_reaches_host() {
 	else
 		verdict command_output_reaches_host "no lru_gen value in the output"
 	fi
+	took command_output_reaches_host "$t0"
 }
 
 stock_boots() {
+	local t0=$EPOCHREALTIME
 	if "$RUN" --kernel stock -- sh -c 'uname -r | grep -q cloud-amd64 &&
 		test -e /sys/kernel/btf/vmlinux && grep -q zram /proc/swaps' >"$dir/stock.out" 2>&1; then
 		verdict stock_kernel_boots_with_btf_and_swap
@@ -48,6 +57,7 @@ stock_boots() {
 		cat "$dir/stock.out"
 		verdict stock_kernel_boots_with_btf_and_swap "see the output above"
 	fi
+	took stock_kernel_boots_with_btf_and_swap "$t0"
 }
 
 # Two guests at a time: a boot keeps about one of the machine's two cores
