@@ -5,6 +5,12 @@
 # /init, the project's guest binaries (build/guest) in /wsr/bin, CMD as
 # /wsr/cmd, each DIR merged into /host and, for a distribution kernel, its
 # modules from MODROOT with the list of modules to load from MODLIST.
+#
+# OUT is two archives end to end, which the kernel unpacks in turn: the
+# base (all but CMD and the DIRs), the same for every guest of a kernel
+# and kept in $WSR_CACHE/initramfs under a hash of its files, then CMD and
+# the DIRs.  Building the base takes seconds (a link per busybox applet),
+# and every test guest boots with one.
 set -eu
 . "$(dirname "$0")/lib.sh"
 
@@ -13,31 +19,77 @@ shift 4
 root=$(mktemp -d "${TMPDIR:-/tmp}/wsr-initrd.XXXXXX")
 trap 'rm -rf "$root"' EXIT
 
-mkdir -p "$root"/{bin,sbin,usr/bin,usr/sbin,proc,sys,dev,tmp,root,etc,wsr/bin,host/bin,lib/modules,boot}
-cp /bin/busybox "$root/bin/busybox"
-for applet in $(/bin/busybox --list-full); do
-	[ -e "$root/$applet" ] || ln -s /bin/busybox "$root/$applet"
-done
-install -m 755 "$WSR_ROOT/vmtests/init.sh" "$root/init"
-# bpftool, to show that pinned maps dump with field names; with its libraries
-cp /usr/sbin/bpftool "$root/usr/sbin/"
-for lib in $(ldd /usr/sbin/bpftool | grep -o '/[^ ]*'); do
-	mkdir -p "$root$(dirname "$lib")"
-	cp -L "$lib" "$root$lib"
-done
-[ ! -d "$WSR_ROOT/build/guest" ] || cp -a "$WSR_ROOT/build/guest/." "$root/wsr/bin/"
-for d in "$@"; do
-	cp -a "$d/." "$root/host/"
-done
-printf '%s\n' "$cmd" >"$root/wsr/cmd"
-if [ -n "$modroot" ]; then
-	while read -r m; do
-		mkdir -p "$root/lib/modules/$(dirname "$m")"
-		cp "$modroot/lib/modules/$m" "$root/lib/modules/$m"
-	done <"$modlist"
-	cp "$modlist" "$root/wsr/modules.list"
-	# a distribution kernel has no /proc/config.gz: libbpf reads this
-	[ ! -d "$modroot/boot" ] || cp "$modroot"/boot/config-* "$root/boot/"
+# base_files: every file the base is made of, one per line
+base_files() {
+	echo /bin/busybox
+	echo /usr/sbin/bpftool
+	ldd /usr/sbin/bpftool | grep -o '/[^ ]*'
+	echo "$WSR_ROOT/vmtests/init.sh"
+	echo "$0"
+	[ ! -d "$WSR_ROOT/build/guest" ] || find "$WSR_ROOT/build/guest" -type f -o -type l
+	if [ -n "$modroot" ]; then
+		echo "$modlist"
+		sed "s|^|$modroot/lib/modules/|" "$modlist"
+		[ ! -d "$modroot/boot" ] || ls "$modroot"/boot/config-*
+	fi
+}
+
+# make_base DIR: the base's tree in DIR
+make_base() {
+	local applet lib m
+	mkdir -p "$1"/bin "$1"/sbin "$1"/usr/bin "$1"/usr/sbin "$1"/proc "$1"/sys "$1"/dev \
+		"$1"/tmp "$1"/root "$1"/etc "$1"/wsr/bin "$1"/host/bin "$1"/lib/modules "$1"/boot
+	cp /bin/busybox "$1/bin/busybox"
+	for applet in $(/bin/busybox --list-full); do
+		[ -e "$1/$applet" ] || ln -s /bin/busybox "$1/$applet"
+	done
+	install -m 755 "$WSR_ROOT/vmtests/init.sh" "$1/init"
+	# bpftool, to show that pinned maps dump with field names; with its libraries
+	cp /usr/sbin/bpftool "$1/usr/sbin/"
+	for lib in $(ldd /usr/sbin/bpftool | grep -o '/[^ ]*'); do
+		mkdir -p "$1$(dirname "$lib")"
+		cp -L "$lib" "$1$lib"
+	done
+	[ ! -d "$WSR_ROOT/build/guest" ] || cp -a "$WSR_ROOT/build/guest/." "$1/wsr/bin/"
+	if [ -n "$modroot" ]; then
+		while read -r m; do
+			mkdir -p "$1/lib/modules/$(dirname "$m")"
+			cp "$modroot/lib/modules/$m" "$1/lib/modules/$m"
+		done <"$modlist"
+		cp "$modlist" "$1/wsr/modules.list"
+		# a distribution kernel has no /proc/config.gz: libbpf reads this
+		[ ! -d "$modroot/boot" ] || cp "$modroot"/boot/config-* "$1/boot/"
+	fi
+	echo 'root:x:0:0:root:/root:/bin/sh' >"$1/etc/passwd"
+}
+
+# the key: the files' names and contents (a rebuilt guest binary, another
+# kernel's modules or a changed init.sh make another base)
+key=$(base_files | sort | while read -r f; do
+	echo "$f"
+	# a symlink (build/guest has some) by its target, its file by content
+	if [ -L "$f" ]; then readlink "$f"; else cat "$f"; fi
+done | sha256sum | cut -c1-16)
+cache=$WSR_CACHE/initramfs
+base=$cache/base-$key.cpio.gz
+if [ ! -e "$base" ]; then
+	mkdir -p "$cache" "$root/base"
+	make_base "$root/base"
+	# guests booting side by side may build it at once: whole or not at all
+	(cd "$root/base" && find . | cpio -o -H newc --quiet | gzip -1) >"$base.$$"
+	mv "$base.$$" "$base"
+	# the newest ten stay (a build/guest change makes a new one)
+	# shellcheck disable=SC2012 # names of our own making, no odd characters
+	ls -t "$cache"/base-*.cpio.gz | tail -n +11 | xargs -r rm -f
 fi
-echo 'root:x:0:0:root:/root:/bin/sh' >"$root/etc/passwd"
-(cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) >"$out"
+
+# the guest's own part: CMD and the DIRs, over the base's folders
+mkdir -p "$root/run/wsr" "$root/run/host"
+for d in "$@"; do
+	cp -a "$d/." "$root/run/host/"
+done
+printf '%s\n' "$cmd" >"$root/run/wsr/cmd"
+{
+	cat "$base"
+	(cd "$root/run" && find . | cpio -o -H newc --quiet | gzip -1)
+} >"$out"
