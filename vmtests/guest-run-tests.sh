@@ -44,9 +44,14 @@ for t in "$dir"/"$prefix"*.sh; do
 		echo "wsr-test: $(verdict "$name" "${reason:-exit status $rc}")"
 	fi
 	echo "wsr-test: TIME $name $secs"
-	# leave no workload behind for the next test
-	killall wsr-workload 2>/dev/null
-	sleep 0.2
+	# leave no workload behind for the next test (gone within 2 s)
+	if killall wsr-workload 2>/dev/null; then
+		i=0
+		while pidof wsr-workload >/dev/null && [ "$i" -lt 40 ]; do
+			sleep 0.05
+			i=$((i + 1))
+		done
+	fi
 done
 echo "wsr-test: guest summary: $passed passed, $failed failed"
 [ "$failed" = 0 ]
