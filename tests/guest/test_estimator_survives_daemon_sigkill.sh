@@ -20,8 +20,8 @@ kill $w 2>/dev/null && fail "no reclaim reports while the daemon was dead"
 grep -q '^N0$' /tmp/w || fail "watch printed no report"
 wsr daemon >/tmp/wsrd2.log 2>&1 &
 d2=$!
-sleep 2
-grep -q adopting /tmp/wsrd2.log || { cat /tmp/wsrd2.log; fail "new daemon did not adopt the pins"; }
+# it says so once it has (within 2 s here, 30 s on a slow kernel)
+wait_until 30 grep -q adopting /tmp/wsrd2.log || { cat /tmp/wsrd2.log; fail "new daemon did not adopt the pins"; }
 after=$(wsr get --memcg /est-kill intervals_ms; wsr get --memcg /est-kill report_ms)
 [ "$before" = "$after" ] || fail "configuration changed: '$before' -> '$after'"
 kill $d2
