@@ -72,16 +72,19 @@ key=$(base_files | sort | while read -r f; do
 done | sha256sum | cut -c1-16)
 cache=$WSR_CACHE/initramfs
 base=$cache/base-$key.cpio.gz
-if [ ! -e "$base" ]; then
+# a copy, which a clean-up elsewhere cannot take away half-read; its
+# time stamp says when it was last used
+if ! cp "$base" "$root/base.cpio.gz" 2>/dev/null; then
 	mkdir -p "$cache" "$root/base"
 	make_base "$root/base"
-	# guests booting side by side may build it at once: whole or not at all
-	(cd "$root/base" && find . | cpio -o -H newc --quiet | gzip -1) >"$base.$$"
+	(cd "$root/base" && find . | cpio -o -H newc --quiet | gzip -1) >"$root/base.cpio.gz"
+	# guests booting side by side may store it at once: whole or not at all
+	cp "$root/base.cpio.gz" "$base.$$"
 	mv "$base.$$" "$base"
-	# the newest ten stay (a build/guest change makes a new one)
-	# shellcheck disable=SC2012 # names of our own making, no odd characters
-	ls -t "$cache"/base-*.cpio.gz | tail -n +11 | xargs -r rm -f
+	# a build/guest change makes a new one: those unused for 2 days go
+	find "$cache" -name 'base-*' -mtime +2 -delete
 fi
+touch "$base"
 
 # the guest's own part: CMD and the DIRs, over the base's folders
 mkdir -p "$root/run/wsr" "$root/run/host"
@@ -90,6 +93,6 @@ for d in "$@"; do
 done
 printf '%s\n' "$cmd" >"$root/run/wsr/cmd"
 {
-	cat "$base"
+	cat "$root/base.cpio.gz"
 	(cd "$root/run" && find . | cpio -o -H newc --quiet | gzip -1)
 } >"$out"
