@@ -13,10 +13,8 @@ echo "## Three tiers, both ends of the histogram ($((${WSR_BENCH_TIER_SECONDS:-6
 # in its bins at each read: hot below 5 s, warm up to 30 s, cold 120 s or
 # more.  "background": the daemon's aging and the kept merges (docs/estimator.md);
 # "seed": wsr daemon --seed-aging, the seed's rules alone.
-# The daemon at its own period, as a user starts it, with non-leaf young
-# off, as it advises on a machine of two nodes.
+# The daemon at its own period, as a user starts it.
 secs=${WSR_BENCH_TIER_SECONDS:-600}
-nonleaf_young_off
 for mode in background seed; do
 	if [ "$mode" = seed ]; then WSRD_PERIOD=default wsr_start --seed-aging; else WSRD_PERIOD=default wsr_start; fi
 	cg=$(make_memcg bench-tiers)

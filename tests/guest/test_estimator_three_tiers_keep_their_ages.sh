@@ -11,11 +11,9 @@
 #   >= 95% of the cold tier for 30 s or more.
 # (The three-tier acceptance, scaled down in time from 10 minutes and bins
 # of 1, 5, 30, 60, 120, 300 s: make bench runs that one.)  The daemon at
-# its own period, as a user starts it, with non-leaf young off as it
-# advises on a machine of two nodes.
+# its own period, as a user starts it.
 . "$(dirname "$0")/lib.sh"
 HOT=4096 WARM=8192 COLD=16384	# pages
-nonleaf_young_off
 WSRD_PERIOD=default wsr_start
 cg=$(make_memcg est-tiers)
 expect_ok wsr set --memcg /est-tiers intervals_ms N0=1000,5000,15000,25000,30000,40000
