@@ -30,6 +30,8 @@ KERNEL=${WSR_BALLOON_KERNEL:-ours}
 BALLOON_LIB=1 LIST=${LIST:-0} TEST_FILE=${TEST_FILE:-} tmp=${tmp:-} MARK=""
 # how many verdicts were FAIL
 FAILED=0
+# the names of the test running, until their verdicts are printed
+UNFINISHED=()
 
 # ---- test selection and results ---------------------------------------------
 
@@ -58,6 +60,7 @@ bad() {
 run_test() {
 	local names=("$1") n rc run=0 also=()
 	shift
+	unfinished_verdicts
 	while [ "$1" = --also ]; do names+=("$2"); shift 2; done
 	for n in "${names[@]}"; do
 		if [ "$LIST" = 1 ]; then echo "$n"; else want "$n" && run=1; fi
@@ -65,8 +68,10 @@ run_test() {
 	[ "$run" = 1 ] || return 0
 	why="" test_name=${names[0]} guest_n=0 G_LOG=""
 	local t0=$SECONDS
+	UNFINISHED=("${names[@]}")
 	"$@"
 	rc=$?
+	UNFINISHED=()
 	guest_stop
 	echo "    | $test_name took $((SECONDS - t0)) s" >&2
 	[ "$rc" = 0 ] || [ -n "$why" ] || why="exited with status $rc"
@@ -79,6 +84,20 @@ run_test() {
 		[[ " ${also[*]%%	*} " == *" $n "* ]] ||
 			test_verdict "$n" "not checked: ${why:-the test did not get there}"
 	done
+}
+
+# unfinished_verdicts: FAIL the test that a shell error ended (an
+# arithmetic expansion of a value the guest did not print, say): bash
+# leaves the function and goes on with the test file's next line, so
+# the test's verdict would never be printed.  Its guest is stopped.
+unfinished_verdicts() {
+	local n
+	[ "${#UNFINISHED[@]}" -gt 0 ] || return 0
+	guest_stop
+	for n in "${UNFINISHED[@]}"; do
+		test_verdict "$n" "a shell error (printed above) ended the test"
+	done
+	UNFINISHED=()
 }
 
 # also_verdict NAME [REASON]: NAME passes (or fails for REASON), printed
