@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# make check-long: the long tests, one step each, their output shown and
+# kept in $BUILD/check-long.out:
+#   - the device fuzz test on the debug kernel, 10,000 cases (WSR_FUZZ_CASES);
+#   - the hostile-driver qtest, 20,000 cases (WSR_QTEST_CASES);
+#   - the guest tests long_*.sh on our kernel.
+# Fails when a step's own command fails (a guest that hangs or panics
+# prints no FAIL line, and its status is all there is), when a step
+# prints a FAIL, or when it lacks the line that says it finished: a PASS
+# of its test, the guest's summary line with at least one test passed.
+set -u
+. "$(dirname "$0")/lib.sh"
+
+BUILD=${BUILD:-$WSR_ROOT/build}
+out=$BUILD/check-long.out
+mkdir -p "$BUILD"
+: >"$out"
+bad=()
+
+# step NAME DONE CMD...: run CMD, its output shown and appended to $out;
+# it must exit 0, print no FAIL and print a line matching the extended
+# regex DONE
+step() {
+	local name=$1 done=$2 rc step_out
+	shift 2
+	step_out=$(mktemp)
+	"$@" | tee "$step_out"
+	rc=${PIPESTATUS[0]}
+	tr -d '\r' <"$step_out" >>"$out"
+	if [ "$rc" != 0 ]; then
+		bad+=("$name: exited with status $rc")
+	elif tr -d '\r' <"$step_out" | grep -aq '^FAIL\|^wsr-test: FAIL'; then
+		bad+=("$name: a test failed")
+	elif ! tr -d '\r' <"$step_out" | grep -aqE -- "$done"; then
+		bad+=("$name: no line like '$done'")
+	fi
+	rm -f "$step_out"
+}
+
+step "device fuzz, debug kernel" '^PASS balloon_device_fuzz_' \
+	env WSR_FUZZ_CASES="${WSR_FUZZ_CASES:-10000}" WSR_BALLOON_KERNEL=debug \
+	WSR_BALLOON_TESTS='balloon_device_fuzz_*' "$WSR_ROOT"/vmtests/balloon-test.sh
+step "hostile-driver qtest" '^PASS qtest-' \
+	env WSR_QTEST_CASES="${WSR_QTEST_CASES:-20000}" "$WSR_ROOT"/vmtests/qtest-balloon.sh
+step "long guest tests" '^wsr-test: guest summary: [1-9][0-9]* passed, 0 failed' \
+	"$WSR_ROOT"/vmtests/run --kernel ours --timeout 900 -- run-tests --long
+
+if [ "${#bad[@]}" -gt 0 ]; then
+	echo "make check-long failed:"
+	printf '  %s\n' "${bad[@]}"
+	exit 1
+fi
+echo "make check-long passed (output: $out)"
