@@ -124,11 +124,31 @@ make_help_lists_every_target() {
 	verdict make_help_lists_every_target "${missing:+not in make help:$missing}"
 }
 
+# a balloon test file is named after the first test it runs: X.sh runs
+# X, or X_<variant>... for a matrix (its other names are that test's
+# variants and the checks that share its guest), so that a name in make
+# check's output leads to its file
+balloon_test_files_are_named_after_their_tests() {
+	local f stem first bad=""
+	for f in "$WSR_ROOT"/tests/balloon/*.sh; do
+		stem=$(basename "$f" .sh)
+		case "$stem" in bench_*|transport-lib) continue ;; esac
+		first=$("$WSR_ROOT"/vmtests/run-test --list "$f" 2>&1 | head -n 1)
+		case "$first" in
+		"$stem"|"$stem"_*) ;;
+		*) bad+=" $stem.sh runs '$first' first;" ;;
+		esac
+	done
+	bad=${bad%;}
+	verdict balloon_test_files_are_named_after_their_tests "${bad# }"
+}
+
 {
 	"$WSR_ROOT"/vmtests/shellcheck.sh
 	"$WSR_ROOT"/vmtests/checkpatch.sh
 	shellcheck_self_tests
 	checkpatch_self_tests
 	make_help_lists_every_target
+	balloon_test_files_are_named_after_their_tests
 } | tee "$tmp/out"
 ! grep -q '^FAIL' "$tmp/out"

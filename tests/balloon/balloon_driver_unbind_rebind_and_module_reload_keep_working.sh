@@ -2,7 +2,7 @@
 # The driver survives unbind/rebind and module reload cycles while the host
 # notifies it, and its probe fails cleanly at every allocation (debug).
 #
-# Alone: vmtests/run-test tests/balloon/driver_survives_rebind_reload_and_probe_faults.sh
+# Alone: vmtests/run-test tests/balloon/balloon_driver_unbind_rebind_and_module_reload_keep_working.sh
 #
 # Guest half of balloon_driver_unbind_rebind_and_module_reload_keep_working
 # and balloon_probe_fails_cleanly_at_every_allocation_then_rebinds:

@@ -3,7 +3,7 @@
 # free page hinting and reporting, each on or off; 4, 5 and 16 bins), and
 # the device configures, requests, reports stats and inflates with each.
 #
-# Alone: vmtests/run-test tests/balloon/queues_agree_with_offered_features.sh
+# Alone: vmtests/run-test tests/balloon/balloon_queues_agree_with.sh
 #
 # Guest half of balloon_queues_agree_with_*: the driver negotiated exactly
 # the features the host offered, and says whether working_set/ exists (the

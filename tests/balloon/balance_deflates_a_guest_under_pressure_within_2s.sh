@@ -2,7 +2,7 @@
 # "wsr-host balance" deflates a guest under pressure within 2 s, and its
 # metrics pass promtool and equal "wsr-host show".
 #
-# Alone: vmtests/run-test tests/balloon/balance_deflates_under_pressure.sh
+# Alone: vmtests/run-test tests/balloon/balance_deflates_a_guest_under_pressure_within_2s.sh
 #
 # Guest half of balance_deflates_a_guest_under_pressure_within_2s: the
 # host runs "wsr-host balance --policy working-set", which configures the

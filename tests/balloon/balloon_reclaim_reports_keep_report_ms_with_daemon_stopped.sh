@@ -1,7 +1,7 @@
 # shellcheck shell=bash
 # Reclaim makes reports on its own at report_ms, with the daemon stopped.
 #
-# Alone: vmtests/run-test tests/balloon/reclaim_reports_keep_report_ms.sh
+# Alone: vmtests/run-test tests/balloon/balloon_reclaim_reports_keep_report_ms_with_daemon_stopped.sh
 #
 # Guest half of balloon_reclaim_reports_keep_report_ms_with_daemon_stopped:
 # once the host has configured report_ms, the daemon is stopped; a memcg
