@@ -210,11 +210,12 @@ guest_stop() {
 	G_PID=""
 }
 
-# qemu_pid: QEMU's pid (vmtests/run -> timeout -> qemu)
+# qemu_pid: QEMU's pid (vmtests/run -> timeout -> qemu); fails if there is none
 qemu_pid() {
-	local t
+	local t q
 	t=$(pgrep -P "$G_PID" -x timeout | head -n 1)
-	[ -n "$t" ] && pgrep -P "$t" | head -n 1
+	[ -n "$t" ] && q=$(pgrep -P "$t" | head -n 1) && [ -n "$q" ] && [ -e "/proc/$q/status" ] &&
+		echo "$q"
 }
 
 # wait_mark WORD [SECS]: wait for the guest's "wsr-balloon: WORD" line

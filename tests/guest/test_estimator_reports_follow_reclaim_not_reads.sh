@@ -25,6 +25,9 @@ sleep 0.5
 n=$(wc -l </tmp/clock.cg)
 info "memcg reports in 15 s with a reader every 200 ms: $n"
 [ "$n" -ge 5 ] || fail "$n memcg reports in 15 s of reclaim at report_ms 1000, expected at least 5"
+# one per report_ms at most (15 s and the watchers' 0.5 s head start,
+# and one at each end); the ~75 reads would make far more
+[ "$n" -le 17 ] || fail "$n memcg reports in 15 s at report_ms 1000: reads make reports"
 [ ! -s /tmp/clock.node ] ||
 	fail "reclaim within a memcg's limit made node-level reports: $(head -c 200 /tmp/clock.node)"
 # proactive reclaim: nobody is short of memory
@@ -32,6 +35,21 @@ wsr-workload --hot 8 --cold 32 --node 0 --cgroup "$cg" >/dev/null &
 load=$!
 sleep 3
 : >/tmp/clock.cg
-for _ in 1 2 3; do echo 8M >"$cg/memory.reclaim" 2>/dev/null; sleep 1.1; done
+# a reclaim that reclaimed nothing would report nothing either: at least
+# one write must reclaim its 8 MiB (a write that reclaims less fails
+# with EAGAIN: the hot set may be all that is left), seen in pgsteal
+steal() { awk '$1 == "pgsteal" { print $2 }' "$cg/memory.stat"; }
+steal0=$(steal)
+ok=0
+for _ in 1 2 3; do
+	! echo 8M >"$cg/memory.reclaim" 2>/tmp/clock.reclaim || ok=$((ok + 1))
+	sleep 1.1
+done
+steal1=$(steal)
+# a watcher that died would have seen no report either
+{ kill -0 "$wcg" && kill -0 "$wnode"; } || fail "a watcher exited: $(cat /tmp/clock.*.err)"
 kill "$load" "$wcg" "$wnode"
+[ "$ok" -ge 1 ] || fail "no memory.reclaim of 8 MiB succeeded: $(cat /tmp/clock.reclaim)"
+{ [ -n "$steal0" ] && [ -n "$steal1" ] && [ "$((steal1 - steal0))" -ge 2048 ]; } ||
+	fail "memory.stat's pgsteal went from '$steal0' to '$steal1' over the memory.reclaim writes, not 8 MiB (2048 pages) up"
 [ ! -s /tmp/clock.cg ] || fail "memory.reclaim made a report: $(head -c 200 /tmp/clock.cg)"
