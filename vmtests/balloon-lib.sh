@@ -331,6 +331,7 @@ guest_stats() {
 # MemTotal, free memory below it
 check_stats() {
 	local out total free last0 n=100
+	[[ "$1" =~ ^[0-9]+$ ]] || { bad "no MemTotal from the guest to check stats against: '$1'"; return; }
 	last0=$(guest_stats | json_num last-update)
 	qmp "{\"execute\":\"qom-set\",\"arguments\":{\"path\":\"$BALLOON\",\"property\":\"guest-stats-polling-interval\",\"value\":1}}" >/dev/null ||
 		{ bad "cannot set guest-stats-polling-interval"; return; }

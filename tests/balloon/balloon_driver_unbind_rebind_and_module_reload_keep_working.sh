@@ -101,6 +101,8 @@ guest_half() {
 			n=$((n + 1))
 		done
 		[ -e "$dev/driver" ] || fail "no successful probe within 2000 allocations"
+		# a fault injection that never hit would leave nothing tested
+		[ "$failed" -gt 0 ] || fail "no probe failed (N=$n, survived=$survived): no fault was injected into one"
 		wait_until 30 [ "$(ws active)" = 1 ] || fail "not the active device after the faults: $(ws_state)"
 		mark "PROBE-FAULTS N=$n failed=$failed survived=$survived"
 	}
