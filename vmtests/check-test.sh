@@ -186,6 +186,8 @@ change='cp build/unit/test_b build/unit/test_gone' lane check a_stale_unit_binar
 	'^24 passed, 0 failed$'
 change='sed -i "/^#/!d" tests/inventory' lane check an_empty_inventory_fails_the_run 1 \
 	'^FAIL inventory/list: .* lists no test$'
+change='sed -i "/^set -u/a exit 7" vmtests/inventory.sh' lane check an_inventory_check_that_stops_fails_the_run 1 \
+	'^FAIL inventory/check: vmtests/inventory.sh: status 7'
 wait
 cat "$tmp"/*.res | tee "$tmp/all"
 ! grep -q '^FAIL' "$tmp/all"

@@ -280,7 +280,11 @@ stock_guest=$(tests=("$WSR_ROOT"/tests/guest/test_*.sh)
 section "done"
 # every test that ran is in tests/inventory, and every one there that
 # the patterns select ran
-"$WSR_ROOT"/vmtests/inventory.sh "$results/all" "$results/meta" | tee -a "$results/all"
+inventory=$("$WSR_ROOT"/vmtests/inventory.sh "$results/all" "$results/meta" 2>&1)
+rc=$?
+[ -z "$inventory" ] || grep '^FAIL ' <<<"$inventory" | tee -a "$results/all"
+grep -q '^FAIL ' <<<"$inventory" || [ "$rc" = 0 ] ||
+	record_meta inventory/check "vmtests/inventory.sh: status $rc: $(tail -n 1 <<<"$inventory")"
 passed=$(grep -c '^PASS' "$results/all")
 failed=$(grep -c '^FAIL' "$results/all")
 if [ "$failed" != 0 ]; then
