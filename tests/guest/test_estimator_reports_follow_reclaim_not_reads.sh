@@ -25,9 +25,17 @@ sleep 0.5
 n=$(wc -l </tmp/clock.cg)
 info "memcg reports in 15 s with a reader every 200 ms: $n"
 [ "$n" -ge 5 ] || fail "$n memcg reports in 15 s of reclaim at report_ms 1000, expected at least 5"
-# one per report_ms at most (15 s and the watchers' 0.5 s head start,
-# and one at each end); the ~75 reads would make far more
-[ "$n" -le 17 ] || fail "$n memcg reports in 15 s at report_ms 1000: reads make reports"
+# never two of a node within report_ms (each found by its key): the
+# reads, every 200 ms, would make reports closer together
+awk '{
+	if (!match($0, /"time_ns":[0-9]+/)) { print "no time_ns: " $0; exit 1 }
+	t = substr($0, RSTART + 10, RLENGTH - 10)
+	if (!match($0, /"node":[0-9]+/)) { print "no node: " $0; exit 1 }
+	print substr($0, RSTART + 7, RLENGTH - 7), t
+}' /tmp/clock.cg >/tmp/clock.times || fail "a memcg report without node or time: $(tail -n 1 /tmp/clock.times | cut -c1-200)"
+sort -n -k1 -k2 /tmp/clock.times | awk '
+	$1 == n && $2 - t < 1000000000 { printf "FAIL: node %d reports %d ms apart at report_ms 1000: reads make reports\n", $1, ($2 - t) / 1000000; exit 1 }
+	{ n = $1; t = $2 }' || fail "memcg reports closer than report_ms"
 [ ! -s /tmp/clock.node ] ||
 	fail "reclaim within a memcg's limit made node-level reports: $(head -c 200 /tmp/clock.node)"
 # proactive reclaim: nobody is short of memory
