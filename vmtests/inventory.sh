@@ -12,6 +12,7 @@
 # META the names among them that are about the run, not tests (a runner
 # that stopped, a selection that matched nothing): they are not listed.
 # Prints "FAIL name: reason" per finding and exits 1 if there is one.
+# WSR_INVENTORY=FILE compares with FILE instead of tests/inventory.
 #
 # A run restricted by check.sh's variables expects what they select:
 #   WSR_TESTS           guest-ours/NAME where NAME matches a pattern
