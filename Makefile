@@ -2,7 +2,7 @@
 #
 # The targets ("make help" prints the lines that start with "## "):
 ## make demo        set up, build, boot a guest running a workload, show its working set (the main job)
-## make check       set up, build, run every test: unit, lint, QMP, qtest, balloon, harness, guest (~21 min)
+## make check       set up, build, run every test: unit, lint, QMP, qtest, balloon, harness, guest (time: docs/testing.md)
 ## make check-long  the long tests: 10,000 device fuzz cases, 20,000 hostile-driver ones, long_*.sh
 ## make bench       benchmarks: figures next to a baseline from the same run (BENCHMARKS.md)
 ## make lint        make check's lint step alone: shellcheck, checkpatch on both series, their self-tests
@@ -26,14 +26,25 @@ CC       ?= gcc
 CLANG    ?= clang
 BPFTOOL  ?= bpftool
 CFLAGS   ?= -O2 -g -Wall -Wextra -Werror
-# JSON by json-c (libjson-c-dev), in the guest's wsr and in wsr-host.
-# Read when this file is, before "make setup" may have installed it:
-# quiet then, and the usual flags (make demo and make check run make all
-# again after set-up, which reads them anew)
+# each object's header dependencies, in a .d file beside it
+DEPFLAGS := -MMD -MP
+# JSON by json-c (libjson-c-dev), in the guest's wsr and in wsr-host;
+# balance's metrics served by libmicrohttpd (libmicrohttpd-dev).  Read
+# when this file is, before "make setup" may have installed them: quiet
+# then, and the usual flags (make demo and make check run make all again
+# after set-up, which reads them anew)
 JSONC_CFLAGS := $(shell pkg-config --cflags json-c 2>/dev/null)
 JSONC_LIBS   := $(shell pkg-config --libs json-c 2>/dev/null || echo -ljson-c)
-INCLUDES := -Iinclude -Iloader -I$(BUILD) $(JSONC_CFLAGS)
+MHD_CFLAGS   := $(shell pkg-config --cflags libmicrohttpd 2>/dev/null)
+MHD_LIBS     := $(shell pkg-config --libs libmicrohttpd 2>/dev/null || echo -lmicrohttpd)
+# the balloon wire's values, from the kernel series' uapi header (wsr.h)
+UAPI     := $(BUILD)/uapi
+UAPI_H   := $(UAPI)/virtio_balloon_ws.h
+# every C file includes from include/ (wsr.h, libwsr.h) and no other
+# project folder but its own; the CLI also its BPF skeletons
+INCLUDES := -Iinclude -I$(UAPI) $(JSONC_CFLAGS)
 GUEST    := $(BUILD)/guest
+OBJ      := $(BUILD)/obj
 LIBS     := -lbpf -lelf -lz -lzstd $(JSONC_LIBS)
 
 ifeq ($(V),1)
@@ -43,6 +54,19 @@ else
 Q = @
 msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
+
+# Objects by what links them, each compiled once (libbpf-tools' COMMON_OBJ).
+# libwsr (include/libwsr.h, loader/lib/) is what the programs share: the
+# CLI, the daemon, wsr-host and the unit tests link it, each taking the
+# members it calls (wsr-host none that needs BPF).
+LIBWSR      := $(BUILD)/libwsr.a
+LIBWSR_OBJ  := $(patsubst %.c,$(OBJ)/%.o,$(wildcard loader/lib/*.c))
+CLI_OBJ     := $(patsubst %.c,$(OBJ)/%.o,$(wildcard loader/*.c))
+# wsr-host's, but its main(): its unit tests link them too
+HOST_OBJ    := $(patsubst %.c,$(OBJ)/%.o,$(filter-out host/wsr-host.c,$(wildcard host/*.c)))
+UNIT_OBJ    := $(patsubst %.c,$(OBJ)/%.o,$(wildcard tests/unit/*.c))
+ALL_OBJ     := $(LIBWSR_OBJ) $(CLI_OBJ) $(HOST_OBJ) $(OBJ)/host/wsr-host.o $(UNIT_OBJ) \
+	$(OBJ)/tests/balloon/progs/kfunc_probe.o $(OBJ)/vmtests/progs/wsr-workload.o
 
 GUEST_PROGS := $(GUEST)/wsr $(GUEST)/wsr-workload $(GUEST)/kfunc-probe
 GUEST_TESTS := $(wildcard tests/guest/*.sh)
@@ -68,70 +92,85 @@ $(BUILD)/vmlinux.h: $(BUILD)/kernel.path
 	$(call msg,BTF,$@)
 	$(Q)$(BPFTOOL) btf dump file "$$(cat $<)/vmlinux" format c >$@
 
-$(BUILD)/%.bpf.o: bpf/%.bpf.c $(wildcard include/*.h bpf/*.h) $(BUILD)/vmlinux.h
-	$(call msg,BPF,$@)
-	$(Q)$(CLANG) -g -O2 -Wall -Werror -target bpf -D__TARGET_ARCH_x86 \
-		$(INCLUDES) -Ibpf -c $< -o $@
+# The kernel series' include/uapi/linux/virtio_balloon.h as headers_install
+# makes it, and its VIRTIO_BALLOON_WS_* values alone, without its types:
+# BPF programs have those from vmlinux.h, and include wsr.h too.
+$(UAPI)/linux/virtio_balloon.h: vmtests/uapi-header.sh $(wildcard kernel-patches/0*.patch)
+	$(call msg,GEN,$@)
+	$(Q)vmtests/uapi-header.sh $@
 
-# test-only BPF programs (the balloon kfuncs called the ways a careless or
-# a busy tracing program would)
-$(BUILD)/%.bpf.o: tests/balloon/progs/%.bpf.c $(wildcard tests/balloon/progs/*.h) include/wsr.h $(BUILD)/vmlinux.h
+$(UAPI_H): $(UAPI)/linux/virtio_balloon.h
+	$(call msg,GEN,$@)
+	$(Q){ printf '/* made from %s: the wire values alone */\n' '$<'; \
+		printf '#ifndef __WSR_VIRTIO_BALLOON_WS_H\n#define __WSR_VIRTIO_BALLOON_WS_H\n'; \
+		$(CC) -E -dM $< | grep -E '^#define VIRTIO_BALLOON_(F_)?WS_' | sort; \
+		printf '#endif\n'; } >$@.tmp && mv $@.tmp $@
+
+# BPF objects: the estimator's and the balloon's (bpf/), and the test-only
+# programs that call the balloon kfuncs the ways a careless or a busy
+# tracing program would (tests/balloon/progs/)
+BPF_CFLAGS = -g -O2 -Wall -Werror -target bpf -D__TARGET_ARCH_x86 $(DEPFLAGS) \
+	-Iinclude -I$(UAPI) -I$(BUILD)
+$(BUILD)/%.bpf.o: bpf/%.bpf.c $(BUILD)/vmlinux.h | $(UAPI_H)
 	$(call msg,BPF,$@)
-	$(Q)$(CLANG) -g -O2 -Wall -Werror -target bpf -D__TARGET_ARCH_x86 \
-		$(INCLUDES) -Itests/balloon/progs -c $< -o $@
+	$(Q)$(CLANG) $(BPF_CFLAGS) -Ibpf -c $< -o $@
+
+$(BUILD)/%.bpf.o: tests/balloon/progs/%.bpf.c $(BUILD)/vmlinux.h | $(UAPI_H)
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -Itests/balloon/progs -c $< -o $@
 
 $(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
 	$(call msg,GEN-SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< >$@
 
-# libwsr (include/libwsr.h): pins, memcgs, refresh, histograms, knobs,
-# watch, metrics, the text formats of parse.c, pindir.c and prom.c and the
-# JSON of json.c.  The CLI, the daemon and the unit tests link it;
-# wsr-host links the objects of parse.c, json.c and prom.c (PARSE_OBJS:
-# one set of rules for numbers and intervals, one JSON library, one
-# Prometheus writer), which need no BPF.
-LIBWSR_SRCS := $(wildcard loader/lib/*.c) loader/parse.c loader/pindir.c loader/json.c loader/prom.c
-LIBWSR_OBJS := $(patsubst loader/%.c,$(BUILD)/libwsr/%.o,$(LIBWSR_SRCS))
-LIBWSR      := $(BUILD)/libwsr.a
-PARSE_OBJS  := $(BUILD)/libwsr/parse.o $(BUILD)/libwsr/json.o $(BUILD)/libwsr/prom.o
-CLI_SRCS    := $(filter-out $(LIBWSR_SRCS),$(wildcard loader/*.c))
-
-$(BUILD)/libwsr/%.o: loader/%.c $(wildcard loader/*.h include/*.h)
+# One rule compiles every C file; a folder adds its own includes and
+# flags, a program its name before its messages (WSR_PROG, libwsr.h).
+# The generated headers come first (order only: each object's .d names
+# what it includes once it is built).
+$(OBJ)/%.o: %.c | $(UAPI_H)
 	$(call msg,CC,$@)
-	$(Q)mkdir -p $(dir $@)
-	$(Q)$(CC) $(CFLAGS) $(INCLUDES) -c -o $@ $<
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) $(DEPFLAGS) $(INCLUDES) $(EXTRA_CFLAGS) -c -o $@ $<
+
+# the CLI's BPF skeletons (the estimator's in load.c, the balloon's in
+# balloon-attach.c)
+$(OBJ)/loader/%.o: EXTRA_CFLAGS = -I$(BUILD) -DWSR_PROG='"wsr"'
+$(OBJ)/loader/lib/%.o: EXTRA_CFLAGS =
+$(OBJ)/loader/load.o: $(BUILD)/wsr.skel.h
+$(OBJ)/loader/balloon-attach.o: $(BUILD)/balloon.skel.h
+$(OBJ)/host/%.o: EXTRA_CFLAGS = $(MHD_CFLAGS) -DWSR_PROG='"wsr-host"'
+$(OBJ)/tests/balloon/progs/%.o: EXTRA_CFLAGS = -I$(BUILD) -Itests/balloon/progs
+$(OBJ)/tests/balloon/progs/kfunc_probe.o: $(BUILD)/kfunc_probe.skel.h
+# unit tests see the headers of what they test
+$(OBJ)/tests/unit/%.o: EXTRA_CFLAGS = -Ibpf -Ihost $(MHD_CFLAGS) $(UNIT_DEFS)
+
+-include $(ALL_OBJ:.o=.d) $(wildcard $(BUILD)/*.bpf.d)
 
 # made anew, so that a removed source leaves no stale member
-$(LIBWSR): $(LIBWSR_OBJS)
+$(LIBWSR): $(LIBWSR_OBJ)
 	$(call msg,AR,$@)
 	$(Q)rm -f $@ && $(AR) rcs $@ $^
 
 # static, so that it runs in a busybox initramfs; two BPF objects, the
 # estimator's (load.c) and the balloon's (balloon-attach.c), which loads
 # only where the virtio_balloon driver is
-$(GUEST)/wsr: $(CLI_SRCS) $(LIBWSR) $(BUILD)/wsr.skel.h $(BUILD)/balloon.skel.h $(wildcard loader/*.h include/*.h) | $(GUEST)
-	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) $(INCLUDES) -static -o $@ $(CLI_SRCS) $(LIBWSR) $(LIBS)
+$(GUEST)/wsr: $(CLI_OBJ) $(LIBWSR) | $(GUEST)
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(CFLAGS) -static -o $@ $(CLI_OBJ) $(LIBWSR) $(LIBS)
 
-# the host-side QMP tool: QMP's JSON by json-c, numbers and intervals by
-# the loader's parsers (PARSE_OBJS), balance's metrics served by
-# libmicrohttpd (libmicrohttpd-dev), its exposition's pieces by
-# loader/prom.c (in PARSE_OBJS), shared with "wsr metrics"
-MHD_CFLAGS   = $(shell pkg-config --cflags libmicrohttpd 2>/dev/null)
-MHD_LIBS     = $(shell pkg-config --libs libmicrohttpd 2>/dev/null || echo -lmicrohttpd)
-HOST_SRCS := host/wsr-host.c host/client.c host/qmp.c host/policy.c host/balance.c \
-	host/balance-args.c host/metrics.c
-$(BUILD)/wsr-host: $(HOST_SRCS) $(PARSE_OBJS) $(wildcard host/*.h) | $(BUILD)
-	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) -Iinclude -Iloader $(JSONC_CFLAGS) $(MHD_CFLAGS) -o $@ $(HOST_SRCS) \
-		$(PARSE_OBJS) $(JSONC_LIBS) $(MHD_LIBS)
+# the host-side QMP tool: QMP's JSON by json-c, numbers, intervals and
+# the exposition's pieces by libwsr, balance's metrics served by
+# libmicrohttpd
+$(BUILD)/wsr-host: $(OBJ)/host/wsr-host.o $(HOST_OBJ) $(LIBWSR) | $(BUILD)
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(CFLAGS) -o $@ $(filter %.o,$^) $(LIBWSR) $(JSONC_LIBS) $(MHD_LIBS)
 
-$(GUEST)/kfunc-probe: tests/balloon/progs/kfunc_probe.c tests/balloon/progs/kfunc_probe.h $(BUILD)/kfunc_probe.skel.h | $(GUEST)
-	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) $(INCLUDES) -Itests/balloon/progs -static -o $@ $< $(LIBS)
+$(GUEST)/kfunc-probe: $(OBJ)/tests/balloon/progs/kfunc_probe.o | $(GUEST)
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(CFLAGS) -static -o $@ $< $(LIBS)
 
-$(GUEST)/wsr-workload: vmtests/progs/wsr-workload.c | $(GUEST)
-	$(call msg,CC,$@)
+$(GUEST)/wsr-workload: $(OBJ)/vmtests/progs/wsr-workload.o | $(GUEST)
+	$(call msg,LD,$@)
 	$(Q)$(CC) $(CFLAGS) -static -o $@ $<
 
 # the guest tests with the vocabulary all tests share (tests/testlib.sh)
@@ -143,66 +182,38 @@ $(GUEST)/run-tests: vmtests/guest-run-tests.sh $(GUEST_TESTS) tests/testlib.sh |
 $(GUEST)/wsr-%: vmtests/%-guest.sh | $(GUEST)
 	$(Q)install -m 755 $< $@
 
-$(BUILD)/unit/%: tests/unit/%.c $(LIBWSR) $(wildcard loader/*.h include/*.h bpf/*.h tests/unit/*.h) | $(BUILD)/unit
-	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) $(INCLUDES) -Ibpf -o $@ $< $(LIBWSR) $(LIBS)
+# One rule links every unit test: its object, the objects it tests (below)
+# and libwsr; what else it needs to run comes first, unlinked.
+$(BUILD)/unit/%: $(OBJ)/tests/unit/%.o $(LIBWSR) | $(BUILD)/unit
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(CFLAGS) -o $@ $(filter $(OBJ)/%.o,$^) $(LIBWSR) $(LIBS) $(MHD_LIBS)
 
 # the CLI's option parsing, through the built binary (it runs on the host:
 # options are parsed before anything needs BPF)
-$(BUILD)/unit/test_cli: tests/unit/test_cli.c tests/unit/unit.h $(GUEST)/wsr | $(BUILD)/unit
-	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) -DWSR_BIN='"$(abspath $(GUEST)/wsr)"' -o $@ $<
-
+$(BUILD)/unit/test_cli: $(GUEST)/wsr
+$(OBJ)/tests/unit/test_cli.o: UNIT_DEFS = -DWSR_BIN='"$(abspath $(GUEST)/wsr)"'
 # the two BPF objects' shape, opened and not loaded (see the test)
-$(BUILD)/unit/test_bpf_objects: tests/unit/test_bpf_objects.c tests/unit/unit.h $(BUILD)/wsr.bpf.o \
-		$(BUILD)/balloon.bpf.o | $(BUILD)/unit
-	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) -DWSR_BPF_DIR='"$(abspath $(BUILD))"' -o $@ $< $(LIBS)
-
-# "wsr metrics"' exposition (libwsr), checked by promtool too
-$(BUILD)/unit/test_metrics: tests/unit/test_metrics.c $(LIBWSR) $(wildcard loader/*.h include/*.h tests/unit/*.h) | $(BUILD)/unit
-	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) $(INCLUDES) -DWSR_SRC_ROOT=\"$(CURDIR)\" -o $@ $< $(LIBWSR) $(LIBS)
-
-# wsr-host's QMP messages and reports: host/qmp.c and PARSE_OBJS with
-# json-c, not the loader files the other unit tests link
-$(BUILD)/unit/test_host_qmp $(BUILD)/unit/test_host_report: $(BUILD)/unit/%: tests/unit/%.c host/qmp.c \
-		host/qmp.h host/policy.h $(PARSE_OBJS) tests/unit/unit.h | $(BUILD)/unit
-	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) -Iinclude -Iloader -Ihost $(JSONC_CFLAGS) -o $@ $< host/qmp.c \
-		$(PARSE_OBJS) $(JSONC_LIBS)
-
-# wsr-host's QMP over a socket, against a fake QEMU: host/client.c, and
-# the wsr-host binary for what it sends
-$(BUILD)/unit/test_host_client: tests/unit/test_host_client.c host/client.c host/qmp.c \
-		$(wildcard host/*.h) $(PARSE_OBJS) tests/unit/unit.h $(BUILD)/wsr-host | $(BUILD)/unit
-	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) -Iinclude -Iloader -Ihost $(JSONC_CFLAGS) \
-		-DWSR_HOST_BIN='"$(abspath $(BUILD)/wsr-host)"' -o $@ $< host/client.c host/qmp.c \
-		$(PARSE_OBJS) $(JSONC_LIBS)
-
-# wsr-host balance's loop against two fake QEMUs (the test serves QMP)
-BALANCE_SRCS := host/balance.c host/balance-args.c host/client.c host/qmp.c host/policy.c \
-	host/metrics.c
-$(BUILD)/unit/test_host_balance: tests/unit/test_host_balance.c $(BALANCE_SRCS) $(PARSE_OBJS) \
-		$(wildcard host/*.h) tests/unit/unit.h | $(BUILD)/unit
-	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) -Iinclude -Iloader -Ihost $(JSONC_CFLAGS) $(MHD_CFLAGS) -o $@ $< \
-		$(BALANCE_SRCS) $(PARSE_OBJS) $(JSONC_LIBS) $(MHD_LIBS)
-
-# wsr-host balance's exposition text: host/metrics.c (libmicrohttpd linked,
-# not started)
-$(BUILD)/unit/test_host_metrics: tests/unit/test_host_metrics.c host/metrics.c host/metrics.h \
-		host/policy.h loader/prom.c loader/prom.h tests/unit/unit.h tests/unit/promtool.h | $(BUILD)/unit
-	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) -Iinclude -Iloader -Ihost $(MHD_CFLAGS) -DWSR_SRC_ROOT=\"$(CURDIR)\" -o $@ $< \
-		host/metrics.c loader/prom.c $(MHD_LIBS)
-
-# wsr-host balance's decisions: host/policy.c alone (pure, no json-c)
-$(BUILD)/unit/test_host_policy: tests/unit/test_host_policy.c host/policy.c host/policy.h \
-		tests/unit/unit.h | $(BUILD)/unit
-	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) -Iinclude -Ihost -o $@ $< host/policy.c
+$(BUILD)/unit/test_bpf_objects: $(BUILD)/wsr.bpf.o $(BUILD)/balloon.bpf.o
+$(OBJ)/tests/unit/test_bpf_objects.o: UNIT_DEFS = -DWSR_BPF_DIR='"$(abspath $(BUILD))"'
+# each public header compiled alone, as make compiles
+$(OBJ)/tests/unit/test_headers.o: UNIT_DEFS = -DWSR_CC='"$(CC)"' -DWSR_CFLAGS='"$(CFLAGS)"' \
+	-DWSR_SRC_ROOT='"$(CURDIR)"' -DWSR_UAPI='"$(abspath $(UAPI))"'
+# the balloon kfuncs' arguments against the built kernel's BTF
+$(BUILD)/unit/test_kfunc_layout: $(BUILD)/kernel.path
+$(OBJ)/tests/unit/test_kfunc_layout.o: UNIT_DEFS = -DWSR_KERNEL_PATH='"$(abspath $(BUILD)/kernel.path)"'
+# both exporters' expositions, checked by promtool too
+$(OBJ)/tests/unit/test_metrics.o $(OBJ)/tests/unit/test_host_metrics.o: \
+	UNIT_DEFS = -DWSR_SRC_ROOT='"$(CURDIR)"'
+# wsr-host's QMP messages, reports, connection (against a fake QEMU, and
+# the wsr-host binary for what it sends), balance's loop against two fake
+# QEMUs, its exposition and its decisions
+$(BUILD)/unit/test_host_qmp $(BUILD)/unit/test_host_report: $(OBJ)/host/qmp.o
+$(BUILD)/unit/test_host_client: $(OBJ)/host/client.o $(OBJ)/host/qmp.o $(BUILD)/wsr-host
+$(OBJ)/tests/unit/test_host_client.o: UNIT_DEFS = -DWSR_HOST_BIN='"$(abspath $(BUILD)/wsr-host)"'
+$(BUILD)/unit/test_host_balance: $(HOST_OBJ)
+$(BUILD)/unit/test_host_metrics: $(OBJ)/host/metrics.o
+$(BUILD)/unit/test_host_policy: $(OBJ)/host/policy.o
+$(BUILD)/unit/test_host_senpai: $(OBJ)/host/senpai.o
 
 $(BUILD) $(GUEST) $(BUILD)/unit:
 	$(Q)mkdir -p $@

@@ -4,7 +4,7 @@
  * function every MGLRU aging goes through, record per lruvec what the
  * aging merged and when it was born, as parts of the oldest generation
  * (the pinned map vgens; the rules in vgen.h), so that merged generations
- * keep their ages (README "Aging and idle ages").
+ * keep their ages (docs/estimator.md "Aging and idle ages").
  *
  * Part of the estimator (wsr.bpf.c).
  */

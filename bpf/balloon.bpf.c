@@ -84,7 +84,7 @@ static __noinline int balloon_config(struct scratch *s)
 	err = bpf_virtio_balloon_ws_config(c, sizeof(*c));
 	if (err)
 		return err;
-	if (c->num_bins < 2 || c->num_bins > WSR_BALLOON_MAX_BINS)
+	if (c->num_bins < 2 || c->num_bins > WSR_MAX_BINS)
 		return -EINVAL;
 	__builtin_memset(&s->bbins, 0, sizeof(s->bbins));
 	for (i = 0; i < WSR_MAX_INTERVALS; i++)
@@ -108,7 +108,7 @@ static __noinline __u32 balloon_build(struct scratch *s)
 
 		bn->node_id = n;
 		bn->reserved = 0;
-		for (i = 0; i < WSR_BALLOON_MAX_BINS; i++) {
+		for (i = 0; i < WSR_MAX_BINS; i++) {
 			bn->anon_bytes[i] = h->anon[i] << WSR_PAGE_SHIFT;
 			bn->file_bytes[i] = h->file[i] << WSR_PAGE_SHIFT;
 		}
@@ -126,10 +126,9 @@ static __noinline int balloon_send(struct scratch *s, struct wsr_balloon *b, __u
 
 	if (!nr)
 		return -EINVAL;
+	/* the balloon's causes are the wire's (wsr.h) */
 	err = bpf_virtio_balloon_ws_report(s->bnodes, nr * sizeof(s->bnodes[0]),
-					   s->bcfg.configs,
-					   cause == WSR_CAUSE_REQUEST ? WSR_BALLOON_CAUSE_REQUEST :
-					   WSR_BALLOON_CAUSE_RECLAIM, age_ms);
+					   s->bcfg.configs, cause, age_ms);
 	__sync_fetch_and_add(err ? &b->refused : &b->sent, 1);
 	b->time_ns = bpf_ktime_get_boot_ns();
 	b->err = err;

@@ -8,10 +8,7 @@
 #define __WSR_BALLOON_H
 
 #include "wsr.h"
-
-#ifndef __always_inline
-#define __always_inline inline __attribute__((always_inline))
-#endif
+#include "pure.h"
 
 /*
  * Whether a global reclaim pass at @now (boot ns) may lead to a report, from

@@ -19,14 +19,7 @@
 #define __WSR_BINNING_H
 
 #include "wsr.h"
-
-#ifndef __always_inline
-#define __always_inline inline __attribute__((always_inline))
-#endif
-
-#ifndef barrier_var	/* BPF programs get it from bpf_helpers.h */
-#define barrier_var(var) ((void)(var))
-#endif
+#include "pure.h"
 
 #define WSR_NR_GENS	4	/* MAX_NR_GENS of MGLRU */
 #define WSR_NO_BOUND	(~0ULL)
@@ -270,9 +263,10 @@ static __always_inline int wsr_split(const struct wsr_gens *g, const struct wsr_
 }
 
 /*
- * Step @idx of wsr_bin_gens(): type (idx / (16 * slots)), then slot
- * (idx / 16 % slots): generation max_seq - slot for the first four, part
- * slot - 4 of the oldest generation after; bin (idx % 16).
+ * Step @idx of wsr_bin_gens(): type (idx / (WSR_MAX_BINS * slots)), then
+ * slot (idx / WSR_MAX_BINS % slots): generation max_seq - slot for the
+ * first four, part slot - 4 of the oldest generation after; bin
+ * (idx % WSR_MAX_BINS).
  */
 static long wsr_bin_step(__u32 idx, void *ctx)
 {
@@ -280,7 +274,8 @@ static long wsr_bin_step(__u32 idx, void *ctx)
 	const struct wsr_gens *g = c->g;
 	struct wsr_span *s = c->s;
 	__u64 slots = c->slots ? c->slots : WSR_NR_GENS;
-	__u64 type = idx / (16 * slots) & 1, k = idx / 16 % slots, bin = idx & 15;
+	__u64 type = idx / (WSR_MAX_BINS * slots) & 1, k = idx / WSR_MAX_BINS % slots;
+	__u64 bin = idx % WSR_MAX_BINS;
 	__u64 young, old, seq = g->max_seq - k;
 
 	if (bin == 0) {

@@ -68,7 +68,7 @@ static int parts_try(__u32 i, struct parts_ctx *c)
  * The parts of @lruvec's oldest generations, as of s->gens, into
  * s->v.parts; none if they are being updated at each of 16 tries (an
  * update is a few hundred instructions): the oldest generations are then
- * binned at MGLRU's births (README "Aging and idle ages").
+ * binned at MGLRU's births (docs/estimator.md "Aging and idle ages").
  */
 static __noinline int read_parts(struct lruvec *lruvec, struct scratch *s)
 {

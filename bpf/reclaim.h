@@ -8,9 +8,7 @@
 #ifndef __WSR_RECLAIM_H
 #define __WSR_RECLAIM_H
 
-#ifndef __always_inline
-#define __always_inline inline __attribute__((always_inline))
-#endif
+#include "pure.h"
 
 #define WSR_DEF_PRIORITY	12	/* mm/internal.h: a reclaim's first pass */
 

@@ -8,10 +8,7 @@
 #define __WSR_REFRESH_H
 
 #include "wsr.h"
-
-#ifndef __always_inline
-#define __always_inline inline __attribute__((always_inline))
-#endif
+#include "pure.h"
 
 #define WSR_MIN_LRU_BATCH	64	/* mm/vmscan.c: BITS_PER_LONG */
 /* memcg levels below a refresh's root whose protection is computed exactly */

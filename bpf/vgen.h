@@ -12,7 +12,7 @@
  * it was born, as parts of the oldest generation, so that aging as often as
  * the young end needs loses nothing at the old end.
  *
- * The model, whose error bounds README gives:
+ * The model, whose error bounds docs/estimator.md gives:
  * - a part keeps the span [birth, end] of the generation it was, and its
  *   pages are spread evenly over it, as those of a real generation are;
  * - pages that leave the oldest generation during an aging's page-table

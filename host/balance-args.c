@@ -3,17 +3,18 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
+#include "libwsr.h"
 #include "balance-args.h"
 #include "metrics.h"
-#include "parse.h"
 
 #define MIB (1ULL << 20)
 
 static void usage(FILE *f)
 {
 	fputs(
-"usage: wsr-host balance --vm NAME=QMP_SOCKET [--vm ...] [--policy POLICY]\n"
-"                        [KNOBS] [--metrics ADDR:PORT] [--json]\n"
+"usage: wsr-host balance --vm NAME=QMP_SOCKET[,min=MIB][,max=MIB] [--vm ...]\n"
+"                        [--policy POLICY] [KNOBS] [--metrics ADDR:PORT] [--json]\n"
+"                        [--dry-run] [--on-exit keep|deflate]\n"
 "\n"
 "Size the balloons of several VMs from one process.  For each VM: configure\n"
 "its working-set reporting, turn on balloon stats, ask for a report every\n"
@@ -21,25 +22,55 @@ static void usage(FILE *f)
 "balloon.  One line per decision on stdout:\n"
 "  decision time=<unix s> vm=NAME policy=P action=set|keep reason=WORD\n"
 "           cause=request|reclaim|none actual=B target=B want=B hot=B other=B\n"
-"           data_age_ms=MS\n"
+"           data_age_ms=MS [dry_run=1]\n"
 "(bytes of guest memory, RAM minus the balloon; --json: one object per line).\n"
-"A kept target is logged when its reason changes.  A VM whose QMP socket\n"
-"closes is logged on stderr and retried; the others go on.\n"
+"A kept target is logged when its reason changes.\n"
+"\n"
+"No VM waits on another: every QMP command has --qmp-timeout-ms to be\n"
+"answered, and a VM that misses it, closes its socket, or sends a message\n"
+"of more than 1 MiB or what is not JSON is closed, said once on stderr,\n"
+"and retried after --reconnect-ms, the wait doubling per failure up to a\n"
+"minute; the others go on at once.\n"
+"\n"
+"operator controls:\n"
+"  --vm NAME=SOCKET,min=MIB,max=MIB\n"
+"                 this VM's target never below min= (instead of --floor-mib)\n"
+"                 nor above max= (a VM found above it goes down to it at once)\n"
+"  --dry-run      decide and log every decision (dry_run=1), send no balloon\n"
+"                 command (reports are still configured and requested)\n"
+"  --on-exit deflate|keep\n"
+"                 on SIGTERM or SIGINT: deflate (the default) sets every VM\n"
+"                 that balance set a target on back to its full size (its\n"
+"                 max= when given), so that a stopped balance leaves no guest\n"
+"                 squeezed, and exits 1 if one could not be (a second signal\n"
+"                 stops at once); keep leaves every target as it is (another\n"
+"                 balance takes over: a restart wants keep, or the new one\n"
+"                 leaves alone a balloon still moving to the old one's exit)\n"
+"  --foreign-hold-ms MS\n"
+"                 a balloon that moves away from balance's target, or moves\n"
+"                 while balance set none, has a target someone else set\n"
+"                 (virsh setmem, another manager): balance logs it, sets no\n"
+"                 target on that VM until the balloon has stayed put for MS\n"
+"                 (decisions say reason=foreign-target), and leaves it as it\n"
+"                 is on exit (300000; 0: never)\n"
 "\n"
 "policies:\n"
 "  working-set   (default) keep the memory idle for less than T, plus\n"
 "                --headroom-mib, plus what the histogram does not count\n"
 "                (kernel, slab; free memory beyond the headroom, from the\n"
-"                stats, is not kept).  A reclaim report deflates at once to\n"
-"                at least that plus --reclaim-margin-mib and holds off\n"
-"                inflation for --hold-ms.  Inflation: at most --step-mib per\n"
-"                new report, never below --floor-mib\n"
+"                stats, is not kept).  A reclaim report is weighed against\n"
+"                that plus --reclaim-margin-mib: a target that covers it\n"
+"                stays and inflation goes on (reclaim-covered); a smaller\n"
+"                one deflates at once to it and holds off inflation for\n"
+"                --hold-ms.  Inflation: at most --step-mib per new report,\n"
+"                never below --floor-mib\n"
 "  available     keep --available-pct of RAM available (MemAvailable from\n"
 "                the balloon stats), as oVirt MOM; no working set\n"
 "  none          never set a target (reports and metrics only)\n"
 "\n"
 "knobs (default):\n"
-"  --idle-ms T            memory idle for less than T is in use (10000)\n"
+"  --idle-ms T            memory idle for at most T, rounded up to a bin\n"
+"                         bound, is in use (10000)\n"
 "  --headroom-mib N       kept free on top of the working set (64)\n"
 "  --reclaim-margin-mib N more on a reclaim report (64)\n"
 "  --hold-ms MS           no inflation after a reclaim report (30000)\n"
@@ -55,9 +86,14 @@ static void usage(FILE *f)
 "  --request-ms MS        a working-set-request this often (2000)\n"
 "  --tick-ms MS           balloon size and stats read this often (1000)\n"
 "  --stats-s S            guest-stats-polling-interval (2)\n"
-"  --reconnect-ms MS      a lost VM's socket retried this often (5000)\n"
+"  --reconnect-ms MS      a lost VM's first retry; doubled per failure up to\n"
+"                         60 s (5000)\n"
+"  --qmp-timeout-ms MS    a VM that answers a command no sooner is down (2000)\n"
 "  --device PATH          the balloon's QOM path (/machine/peripheral/balloon0)\n"
 "  --metrics ADDR:PORT    serve Prometheus metrics at http://ADDR:PORT/metrics\n"
+"                         (8 connections per client address, 256 in all or\n"
+"                         fewer as RLIMIT_NOFILE asks, idle ones closed after\n"
+"                         5 s; a scrape never waits on a VM)\n"
 "\n"
 "example: two VMs, each started with\n"
 "  -device virtio-balloon-pci,id=balloon0,working-set=on,working-set-bins=5\n"
@@ -69,13 +105,13 @@ static void usage(FILE *f)
 
 static int bad(const char *what, const char *value, const char *rule)
 {
-	fprintf(stderr, "wsr-host balance: %s '%s': %s (try --help)\n", what, value, rule);
+	err_msg("balance: %s '%s': %s (try --help)", what, value, rule);
 	return 2;
 }
 
 /*
- * A number of @what in [min, max], by the loader's rules and messages
- * (parse.c); MiB knobs come back in bytes.
+ * A number of @what in [min, max], by libwsr's rules and messages
+ * (lib/parse.c); MiB knobs come back in bytes.
  */
 static int num(const char *s, const char *what, __u64 min, __u64 max, __u64 mult, __u64 *v)
 {
@@ -83,21 +119,27 @@ static int num(const char *s, const char *what, __u64 min, __u64 max, __u64 mult
 	__u64 n;
 
 	if (wsr_parse_range(s, &n, min, max, what, &err)) {
-		fprintf(stderr, "wsr-host balance: %s (try --help)\n", err.msg);
+		err_msg("balance: %s (try --help)", err.msg);
 		return 2;
 	}
 	*v = n * mult;
 	return 0;
 }
 
+/*
+ * NAME=SOCKET[,min=MIB][,max=MIB]: the socket runs to the first comma (a
+ * path holding one cannot be given: QEMU's -qmp takes it only doubled).
+ */
 static int parse_vm(const char *s, struct balance_cfg *c)
 {
-	const char *eq = strchr(s, '=');
-	size_t len = eq ? (size_t)(eq - s) : 0, i;
+	const char *eq = strchr(s, '='), *opt;
+	size_t len = eq ? (size_t)(eq - s) : 0, i, slen;
 	struct balance_vm *v;
+	char what[96];
+	int e;
 
 	if (!eq || !len || !eq[1])
-		return bad("--vm", s, "NAME=QMP_SOCKET");
+		return bad("--vm", s, "NAME=QMP_SOCKET[,min=MIB][,max=MIB]");
 	if (len >= sizeof(c->vms[0].name))
 		return bad("--vm", s, "a NAME of at most 63 characters");
 	for (i = 0; i < len; i++)
@@ -108,17 +150,49 @@ static int parse_vm(const char *s, struct balance_cfg *c)
 	for (i = 0; i < c->nr_vms; i++)
 		if (strlen(c->vms[i].name) == len && !strncmp(c->vms[i].name, s, len))
 			return bad("--vm", s, "NAME given twice");
-	v = &c->vms[c->nr_vms++];
+	v = &c->vms[c->nr_vms];
+	memset(v, 0, sizeof(*v));
 	memcpy(v->name, s, len);
-	v->name[len] = 0;
-	v->sock = eq + 1;
+	opt = strchr(eq + 1, ',');
+	slen = opt ? (size_t)(opt - eq - 1) : strlen(eq + 1);
+	if (!slen)
+		return bad("--vm", s, "NAME=QMP_SOCKET[,min=MIB][,max=MIB]");
+	if (slen >= sizeof(v->sock))
+		return bad("--vm", s, "a socket path of at most 107 bytes");
+	memcpy(v->sock, eq + 1, slen);
+	while (opt) {
+		const char *val = opt + 5, *end = strchr(opt + 1, ',');
+		__u64 *dst = !strncmp(opt, ",min=", 5) ? &v->min :
+			     !strncmp(opt, ",max=", 5) ? &v->max : NULL;
+		size_t vl = end ? (size_t)(end - val) : strlen(val);
+		char num_s[32];
+
+		if (!dst)
+			return bad("--vm", s, "after the socket (which holds no comma), only "
+				   "min=MIB and max=MIB");
+		if (*dst)
+			return bad("--vm", s, "min= or max= given twice");
+		if (vl >= sizeof(num_s))
+			return bad("--vm", s, "min= and max= take a number of MiB");
+		memcpy(num_s, val, vl);
+		num_s[vl] = 0;
+		snprintf(what, sizeof(what), "--vm %s's %.3s=", v->name, opt + 1);
+		e = num(num_s, what, 1, 1ULL << 20, MIB, dst);
+		if (e)
+			return e;
+		opt = end;
+	}
+	if (v->min && v->max && v->min > v->max)
+		return bad("--vm", s, "min= above max=");
+	c->nr_vms++;
 	return 0;
 }
 
 int balance_parse_args(int argc, char **argv, struct balance_cfg *c)
 {
 	enum { O_IDLE = 256, O_HEAD, O_MARGIN, O_HOLD, O_STEP, O_FLOOR, O_AGE, O_PCT,
-	       O_IVALS, O_REFRESH, O_REPORT, O_REQ, O_TICK, O_STATS, O_RECON };
+	       O_IVALS, O_REFRESH, O_REPORT, O_REQ, O_TICK, O_STATS, O_RECON, O_DRY, O_EXIT,
+	       O_QMPTO, O_FOREIGN };
 	static const struct option opts[] = {
 		{ "vm", required_argument, NULL, 'v' },
 		{ "policy", required_argument, NULL, 'p' },
@@ -141,10 +215,14 @@ int balance_parse_args(int argc, char **argv, struct balance_cfg *c)
 		{ "tick-ms", required_argument, NULL, O_TICK },
 		{ "stats-s", required_argument, NULL, O_STATS },
 		{ "reconnect-ms", required_argument, NULL, O_RECON },
+		{ "dry-run", no_argument, NULL, O_DRY },
+		{ "on-exit", required_argument, NULL, O_EXIT },
+		{ "qmp-timeout-ms", required_argument, NULL, O_QMPTO },
+		{ "foreign-hold-ms", required_argument, NULL, O_FOREIGN },
 		{ 0 },
 	};
-	const __u64 tb = 1ULL << 20;	/* MiB knobs up to 1 TiB, ms ones a week */
-	const __u64 week = 604800000ULL;
+	/* MiB knobs up to 1 TiB, ms ones a week: the most the device takes */
+	const __u64 tb = 1ULL << 20, week = VIRTIO_BALLOON_WS_MAX_MS;
 	struct policy_knobs *k = &c->k;
 	struct wsr_err werr;
 	unsigned char addr[128];
@@ -156,9 +234,11 @@ int balance_parse_args(int argc, char **argv, struct balance_cfg *c)
 	c->refresh_ms = c->report_ms = c->tick_ms = 1000;
 	c->request_ms = 2000;
 	c->reconnect_ms = 5000;
+	c->qmp_timeout_ms = 2000;
+	c->foreign_hold_ms = 300000;
 	c->stats_s = 2;
 	c->device = "/machine/peripheral/balloon0";
-	wsr_parse_intervals("1000,5000,10000,60000", c->intervals, &c->nr_intervals, &werr);
+	wsr_parse_intervals("1000,5000,10000,60000", week, c->intervals, &c->nr_intervals, &werr);
 	optind = 1;
 	while (!e && (opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (opt) {
@@ -184,7 +264,8 @@ int balance_parse_args(int argc, char **argv, struct balance_cfg *c)
 		case O_AGE: e = num(optarg, "--max-age-ms", 1, week, 1, &k->max_age_ms); break;
 		case O_PCT: e = num(optarg, "--available-pct", 0, 100, 1, &k->available_pct); break;
 		case O_IVALS:
-			if (wsr_parse_intervals(optarg, c->intervals, &c->nr_intervals, &werr))
+			if (wsr_parse_intervals(optarg, week, c->intervals, &c->nr_intervals,
+						&werr))
 				e = bad("--intervals", optarg, werr.msg);
 			break;
 		case O_REFRESH: e = num(optarg, "--refresh-ms", 0, week, 1, &c->refresh_ms); break;
@@ -193,6 +274,17 @@ int balance_parse_args(int argc, char **argv, struct balance_cfg *c)
 		case O_TICK: e = num(optarg, "--tick-ms", 100, 3600000, 1, &c->tick_ms); break;
 		case O_STATS: e = num(optarg, "--stats-s", 1, 3600, 1, &c->stats_s); break;
 		case O_RECON: e = num(optarg, "--reconnect-ms", 100, 3600000, 1, &c->reconnect_ms); break;
+		case O_DRY: c->dry_run = 1; break;
+		case O_EXIT:
+			if (!strcmp(optarg, "deflate"))
+				c->on_exit = ON_EXIT_DEFLATE;
+			else if (!strcmp(optarg, "keep"))
+				c->on_exit = ON_EXIT_KEEP;
+			else
+				e = bad("--on-exit", optarg, "keep or deflate");
+			break;
+		case O_QMPTO: e = num(optarg, "--qmp-timeout-ms", 10, 600000, 1, &c->qmp_timeout_ms); break;
+		case O_FOREIGN: e = num(optarg, "--foreign-hold-ms", 0, week, 1, &c->foreign_hold_ms); break;
 		default: usage(stderr); return 2;
 		}
 	}
@@ -201,12 +293,12 @@ int balance_parse_args(int argc, char **argv, struct balance_cfg *c)
 	if (optind < argc)
 		return bad("argument", argv[optind], "balance takes options only");
 	if (!c->nr_vms) {
-		fprintf(stderr, "wsr-host balance: no --vm NAME=QMP_SOCKET given (try --help)\n");
+		err_msg("balance: no --vm NAME=QMP_SOCKET given (try --help)");
 		return 2;
 	}
 	if (k->kind == POLICY_WORKING_SET &&
 	    k->idle_ms > c->intervals[c->nr_intervals - 1])
-		fprintf(stderr, "wsr-host balance: --idle-ms %llu is beyond the last bin bound: all "
-			"the memory counts as in use\n", (unsigned long long)k->idle_ms);
+		err_msg("balance: warning: --idle-ms %llu is beyond the last bin bound: all the "
+			"memory counts as in use", (unsigned long long)k->idle_ms);
 	return -1;
 }

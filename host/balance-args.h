@@ -13,7 +13,14 @@
 
 struct balance_vm {
 	char name[64];		/* [A-Za-z0-9_.-]: a log word and a metrics label */
-	const char *sock;
+	char sock[108];		/* a unix socket's path (sun_path's size) */
+	__u64 min, max;		/* bytes, the target's bounds (0: --floor-mib, the RAM) */
+};
+
+/* what balance does to the guests when it stops (--on-exit) */
+enum balance_on_exit {
+	ON_EXIT_DEFLATE,	/* every target balance set goes back to full size */
+	ON_EXIT_KEEP,		/* the targets stay as they are */
 };
 
 struct balance_cfg {
@@ -23,11 +30,15 @@ struct balance_cfg {
 	__u64 refresh_ms, report_ms;	/* the guest's, as "wsr-host config" */
 	__u64 request_ms;		/* a working-set-request this often */
 	__u64 tick_ms;			/* balloon size and stats read this often */
-	__u64 reconnect_ms;		/* a lost VM retried this often */
+	__u64 reconnect_ms;		/* a lost VM's first retry; doubled up to a minute */
+	__u64 qmp_timeout_ms;		/* a VM that answers no later is down */
+	__u64 foreign_hold_ms;		/* a target set elsewhere: hands off this long */
 	__u64 stats_s;			/* guest-stats-polling-interval */
 	const char *device;		/* the balloon's QOM path */
 	const char *metrics;		/* ADDR:PORT, or NULL */
 	int json;
+	int dry_run;			/* decide and log, send no balloon command */
+	enum balance_on_exit on_exit;
 	struct balance_vm vms[BALANCE_MAX_VMS];
 	unsigned int nr_vms;
 };

@@ -1,35 +1,113 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * wsr-host balance: the loop.  One poll() over every VM's QMP socket and
- * the metrics server; per VM, a tick (every --tick-ms) reads the balloon's
- * size and stats, configures what is not configured yet and sends a
- * working-set-request every --request-ms; every WORKING_SET_EVENT is taken
- * as it arrives, and a reclaim report is decided on at once.  A VM whose
- * socket closes is logged and retried every --reconnect-ms; the others go
- * on.  The options are parsed in balance-args.c, the policy is policy.c.
+ * the metrics server, and nothing in it waits on a VM: each VM is a state
+ * machine (down, greeting, capabilities, up) whose commands are queued
+ * and sent one at a time, each with a deadline (--qmp-timeout-ms).  A VM
+ * that misses one, closes its socket or sends what cannot be QMP (not
+ * JSON, or a message longer than STREAM_MAX) is closed, marked down,
+ * logged once and retried with backoff; the others go on at once.  Per
+ * VM, a tick (every --tick-ms) queues the reads of the balloon's size and
+ * stats, the configuration not done yet and, every --request-ms, a
+ * working-set-request; every WORKING_SET_EVENT is taken as it arrives,
+ * and a reclaim report is decided on at once, its balloon command sent
+ * before anything else queued for that VM.  The options are parsed in
+ * balance-args.c, the policy is policy.c.
  */
+#define _GNU_SOURCE	/* ppoll() */
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
+#include <json-c/json.h>
+#include "libwsr.h"
 #include "balance-args.h"
-#include "json.h"
 #include "client.h"
 #include "metrics.h"
 
-/* how long one QMP command may take before the VM counts as gone */
-#define CMD_TIMEOUT_MS 5000
+#define MIB (1ULL << 20)
+
+/*
+ * A QMP message balance reads is at most a report (16 nodes of 16 bins,
+ * about 20 KiB): a peer that sends 1 MiB without ending its message is
+ * not a QEMU to wait for.
+ */
+#define STREAM_MAX (1UL << 20)
+
+/* the retries of a VM that is down back off to this (or --reconnect-ms) */
+#define BACKOFF_MAX_MS 60000.0
+
+/*
+ * The balloon moving this far the wrong way is someone else's target: the
+ * guest's driver moves in batches of 1 MiB and reads a new target between
+ * two, so balance's own target never costs it more than a batch or two.
+ */
+#define FOREIGN_MOVE (16 * MIB)
+
+/* the commands a VM is sent, each queued at most once */
+enum op {
+	OP_BALLOON,	/* first: a decision goes before any read queued */
+	OP_QUERY,	/* next: after a balloon, where it starts from */
+	OP_MEMSIZE,
+	OP_STATS_ON,
+	OP_CONFIG,
+	OP_STATS,
+	OP_REQUEST,
+	NR_OPS,
+};
+
+static const char *const op_names[NR_OPS] = {
+	[OP_BALLOON] = "balloon",
+	[OP_MEMSIZE] = "query-memory-size-summary",
+	[OP_STATS_ON] = "qom-set guest-stats-polling-interval",
+	[OP_CONFIG] = "working-set-config",
+	[OP_QUERY] = "query-balloon",
+	[OP_STATS] = "qom-get guest-stats",
+	[OP_REQUEST] = "working-set-request",
+};
+
+enum vm_state {
+	VM_DOWN,	/* no socket; connect at next_connect */
+	VM_GREETING,	/* connected, QEMU's greeting awaited */
+	VM_CAPS,	/* qmp_capabilities sent, its reply awaited */
+	VM_UP,		/* commands go */
+};
 
 struct vm {
 	const struct balance_vm *arg;
+	struct policy_knobs k;		/* the shared knobs with this VM's bounds */
 	struct qmp q;
-	int up, configured, stats_on, pending;
-	double next_connect, next_tick, next_request;
+	enum vm_state state;
+	double deadline;		/* of the greeting, the capabilities or the command in flight */
+	int busy;			/* a command is in flight */
+	enum op inflight;
+	unsigned int queued;		/* bit per enum op */
+	__u64 balloon_to;		/* the queued balloon's target */
+	__u64 inflight_to;		/* the in-flight balloon's */
+	struct policy_decision d;	/* the decision it carries */
+	int exit_deflate;		/* the deflation on exit is queued or in flight */
+	/*
+	 * the balloon in flight is the exit's: a stop that comes while a
+	 * decision's balloon is in flight queues the exit's behind it
+	 */
+	int exit_inflight;
+
+	unsigned int failures;		/* since the VM last answered a whole tick */
+	double next_connect;
+	int down_logged;		/* down said; nothing more until it changes or ends */
+	int gone;			/* down because QEMU closed or is not there */
+	char down_why[160];
+	int in_tick;			/* a tick's commands are queued or in flight */
+
+	int configured, stats_on, pending;
+	double next_tick, next_request;
 	char last_err[160], last_keep[32];
-	__u64 ram, actual, target;
+	__u64 ram, actual, target;	/* target: the policy's last, 0 none */
 	struct ws_report report;
 	int have_report, new_report;
 	double report_ms;
@@ -38,12 +116,23 @@ struct vm {
 	__u64 stats_update;
 	double stats_ms;
 	struct policy_state st;
-	unsigned long long reports[2], decisions;
+	unsigned long long reports[WSR_NR_CAUSES], decisions;
+
+	/* a target balance did not set */
+	__u64 sent;			/* the last target QEMU took from balance, 0 none */
+	int touched;			/* balance set a target on this VM */
+	int ref_valid;
+	__u64 ref;			/* closest to sent seen since, or where the balloon sat */
+	double foreign_until;		/* hands off until then */
 };
 
 static const struct balance_cfg *cfg;
 static struct vm *vms;
+/* 1: stop (SIGTERM, SIGINT); 2: a second signal, stop at once */
 static volatile sig_atomic_t stop;
+static int exiting;
+static sigset_t unblocked;		/* the signal mask while waiting */
+static unsigned int exit_failed;	/* deflations on exit that did not happen */
 
 static double wall_s(void)
 {
@@ -53,14 +142,20 @@ static double wall_s(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static void say(const struct vm *v, const char *fmt, const char *what)
+static void say(const struct vm *v, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void say(const struct vm *v, const char *fmt, ...)
 {
-	fprintf(stderr, "wsr-host: vm=%s ", v->arg->name);
-	fprintf(stderr, fmt, what);
-	fputc('\n', stderr);
+	char line[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	info_msg("vm=%s %s", v->arg->name, line);
 }
 
-/* a message said once until it changes (a VM that stays away is not news) */
+/* a message said once until it changes (a refusal repeated every tick is not news) */
 static void say_once(struct vm *v, const char *fmt, const char *what)
 {
 	char line[sizeof(v->last_err)];
@@ -71,18 +166,98 @@ static void say_once(struct vm *v, const char *fmt, const char *what)
 	snprintf(v->last_err, sizeof(v->last_err), "%s", line);
 }
 
-static void vm_down(struct vm *v, const char *why)
+static __u64 absdiff(__u64 a, __u64 b)
 {
-	say(v, "QMP connection lost (%s); reconnecting", why);
+	return a > b ? a - b : b - a;
+}
+
+/* the size a VM goes back to on exit: its RAM, or its max= below it */
+static __u64 full_size(const struct vm *v)
+{
+	return v->k.ceiling && v->k.ceiling < v->ram ? v->k.ceiling : v->ram;
+}
+
+/*
+ * The VM is down: close, forget what was queued, retry with backoff
+ * (--reconnect-ms, doubled per failure up to a minute).  Said once: the
+ * same failure again, as a stuck VM gives at every retry, is not news.
+ */
+static void vm_fail(struct vm *v, const char *why)
+{
+	double delay = (double)cfg->reconnect_ms, cap = BACKOFF_MAX_MS;
+	unsigned int i;
+
+	if (cap < (double)cfg->reconnect_ms)
+		cap = (double)cfg->reconnect_ms;
+	for (i = 0; i < v->failures && delay < cap; i++)
+		delay *= 2;
+	if (delay > cap)
+		delay = cap;
+	v->failures++;
+	if (!v->down_logged || strcmp(why, v->down_why))
+		say(v, "down: %s; retrying in %.1f s, then backing off to %.0f s", why,
+		    delay / 1e3, cap / 1e3);
+	v->down_logged = 1;
+	v->gone = 0;
+	snprintf(v->down_why, sizeof(v->down_why), "%s", why);
+	if (v->exit_deflate) {
+		say(v, "on exit: not deflated: %s", why);
+		exit_failed++;
+	}
 	qmp_close(&v->q);
-	v->up = v->configured = v->stats_on = v->pending = 0;
-	v->next_connect = now_ms() + cfg->reconnect_ms;
+	v->state = VM_DOWN;
+	v->busy = v->in_tick = v->exit_deflate = v->exit_inflight = 0;
+	v->queued = 0;
+	v->configured = v->stats_on = v->pending = 0;
+	v->next_connect = now_ms() + delay;
 	v->last_err[0] = 0;
 }
 
-static void on_event(void *arg, const struct qmp_msg *m)
+/* down because QEMU closed the socket or has none: no guest left squeezed */
+static void vm_gone(struct vm *v, const char *why)
 {
-	struct vm *v = arg;
+	vm_fail(v, why);
+	v->gone = 1;
+}
+
+/* a reading of the balloon's size: someone else's target shows here */
+static void vm_actual(struct vm *v, __u64 a)
+{
+	const char *why = NULL;
+	double now = now_ms();
+
+	v->actual = a;
+	if (!cfg->foreign_hold_ms)
+		return;
+	if (!v->ref_valid) {
+		v->ref = v->sent ? absdiff(a, v->sent) : a;
+		v->ref_valid = 1;
+		return;
+	}
+	if (v->sent) {
+		/* towards balance's target: ours */
+		if (absdiff(a, v->sent) < v->ref)
+			v->ref = absdiff(a, v->sent);
+		else if (absdiff(a, v->sent) >= v->ref + FOREIGN_MOVE)
+			why = "moves away from balance's target";
+	} else if (absdiff(a, v->ref) >= FOREIGN_MOVE) {
+		why = "moves while balance has no target set";
+	}
+	if (!why)
+		return;
+	if (now >= v->foreign_until)
+		say(v, "the balloon %s (now %llu MiB, balance's target %llu MiB): a target set "
+		    "elsewhere; leaving this VM alone for %.0f s after it stops moving", why,
+		    (unsigned long long)(a / MIB), (unsigned long long)(v->sent / MIB),
+		    cfg->foreign_hold_ms / 1e3);
+	/* every move after this one starts the hold again */
+	v->foreign_until = now + (double)cfg->foreign_hold_ms;
+	v->sent = v->target = 0;
+	v->ref = a;
+}
+
+static void on_event(struct vm *v, const struct qmp_msg *m)
+{
 	const char *name = qmp_event_name(m->obj);
 	struct json_object *data, *actual;
 
@@ -93,23 +268,13 @@ static void on_event(void *arg, const struct qmp_msg *m)
 		}
 		v->have_report = v->new_report = v->pending = 1;
 		v->report_ms = now_ms();
-		v->reports[v->report.reclaim]++;
+		v->reports[v->report.cause]++;
 	} else if (!strcmp(name, "BALLOON_CHANGE") &&
 		   json_object_object_get_ex(m->obj, "data", &data) &&
 		   json_object_object_get_ex(data, "actual", &actual) &&
 		   json_object_get_int64(actual) > 0) {
-		v->actual = (__u64)json_object_get_int64(actual);
+		vm_actual(v, (__u64)json_object_get_int64(actual));
 	}
-}
-
-/* one command: 0 with its reply, 1 refused (reply is the error), -1 VM gone */
-static int vm_cmd(struct vm *v, char *cmd, const struct qmp_msg **reply)
-{
-	int r = qmp_call(&v->q, cmd, reply, now_ms() + CMD_TIMEOUT_MS, on_event, v);
-
-	if (r < 0)
-		vm_down(v, "closed, or no reply within 5 s");
-	return r;
 }
 
 static const char *refusal(const struct qmp_msg *r)
@@ -117,62 +282,6 @@ static const char *refusal(const struct qmp_msg *r)
 	const char *d = qmp_error_desc(r->obj);
 
 	return d ? d : "no reason given";
-}
-
-static void vm_connect(struct vm *v)
-{
-	char err[128];
-
-	if (qmp_open(&v->q, v->arg->sock, now_ms() + 2000, err, sizeof(err))) {
-		say_once(v, "cannot talk QMP: %s; retrying", err);
-		v->next_connect = now_ms() + cfg->reconnect_ms;
-		return;
-	}
-	say(v, "connected to %s", v->arg->sock);
-	v->last_err[0] = 0;
-	v->up = 1;
-	v->next_tick = v->next_request = now_ms();
-}
-
-static void vm_tick(struct vm *v)
-{
-	const struct qmp_msg *r;
-	__u64 upd;
-	int e;
-
-	if (!v->ram && !(e = vm_cmd(v, qmp_cmd("query-memory-size-summary"), &r)))
-		qmp_return_u64(r->obj, "base-memory", &v->ram);
-	if (v->up && !v->stats_on) {
-		e = vm_cmd(v, qmp_cmd_qom_set_int(cfg->device, "guest-stats-polling-interval",
-						  cfg->stats_s), &r);
-		if (e > 0)
-			say_once(v, "guest-stats-polling-interval refused: %s", refusal(r));
-		v->stats_on = !e;
-	}
-	if (v->up && !v->configured) {
-		e = vm_cmd(v, qmp_cmd_config(cfg->intervals, cfg->nr_intervals, cfg->refresh_ms,
-					     cfg->report_ms), &r);
-		if (e > 0)
-			say_once(v, "working-set-config refused (retrying): %s", refusal(r));
-		if (!e)
-			say(v, "%s", "working-set reporting configured");
-		v->configured = !e;
-	}
-	if (v->up && !vm_cmd(v, qmp_cmd("query-balloon"), &r))
-		qmp_return_u64(r->obj, "actual", &v->actual);
-	if (v->up && v->stats_on &&
-	    !vm_cmd(v, qmp_cmd_qom_get(cfg->device, "guest-stats"), &r) &&
-	    !qmp_stats_parse(r->obj, &v->stats, &upd) && upd && upd != v->stats_update) {
-		v->stats_update = upd;
-		v->have_stats = v->new_stats = 1;
-		v->stats_ms = now_ms();
-	}
-	/* refused while the guest has not posted its buffer again: next time */
-	if (v->up && v->configured && now_ms() >= v->next_request) {
-		vm_cmd(v, qmp_cmd("working-set-request"), &r);
-		v->next_request = now_ms() + cfg->request_ms;
-	}
-	v->pending = v->up;
 }
 
 /* a decision as one line of JSON: the keys of the text line, in its order */
@@ -194,17 +303,19 @@ static void log_decision_json(const struct vm *v, const struct policy_decision *
 	      wsr_json_add(o, "hot", wsr_json_u64(d->hot)) |
 	      wsr_json_add(o, "other", wsr_json_u64(d->other)) |
 	      wsr_json_add(o, "data_age_ms", wsr_json_u64(age));
+	if (cfg->dry_run)
+		err |= wsr_json_add(o, "dry_run", json_object_new_boolean(1));
 	if (err) {
 		json_object_put(o);
 		o = NULL;
 	}
 	if (wsr_json_print(stdout, o, "\n"))
-		fprintf(stderr, "wsr-host balance: out of memory\n");
+		err_msg("balance: out of memory");
 }
 
 static void log_decision(const struct vm *v, const struct policy_decision *d, __u64 target)
 {
-	const char *cause = v->have_report ? (v->report.reclaim ? "reclaim" : "request") : "none";
+	const char *cause = wsr_cause_name(v->have_report ? v->report.cause : WSR_CAUSE_NONE);
 	const char *action = d->action == POLICY_SET ? "set" : "keep";
 	unsigned long long age = v->have_report ? v->report.data_age_ms : 0;
 
@@ -212,16 +323,260 @@ static void log_decision(const struct vm *v, const struct policy_decision *d, __
 		log_decision_json(v, d, target, action, cause, age);
 	else
 		printf("decision time=%.3f vm=%s policy=%s action=%s reason=%s cause=%s "
-		       "actual=%llu target=%llu want=%llu hot=%llu other=%llu data_age_ms=%llu\n",
+		       "actual=%llu target=%llu want=%llu hot=%llu other=%llu data_age_ms=%llu%s\n",
 		       wall_s(), v->arg->name, policy_kind_name(cfg->k.kind), action, d->reason,
 		       cause, (unsigned long long)v->actual, (unsigned long long)target,
 		       (unsigned long long)d->want, (unsigned long long)d->hot,
-		       (unsigned long long)d->other, age);
+		       (unsigned long long)d->other, age, cfg->dry_run ? " dry_run=1" : "");
+}
+
+static char *op_cmd(const struct vm *v, enum op op)
+{
+	switch (op) {
+	case OP_BALLOON:
+		return qmp_cmd_balloon(v->balloon_to);
+	case OP_MEMSIZE:
+		return qmp_cmd("query-memory-size-summary");
+	case OP_STATS_ON:
+		return qmp_cmd_qom_set_int(cfg->device, "guest-stats-polling-interval",
+					   cfg->stats_s);
+	case OP_CONFIG:
+		return qmp_cmd_config(cfg->intervals, cfg->nr_intervals, cfg->refresh_ms,
+				      cfg->report_ms);
+	case OP_QUERY:
+		return qmp_cmd("query-balloon");
+	case OP_STATS:
+		return qmp_cmd_qom_get(cfg->device, "guest-stats");
+	case OP_REQUEST:
+		return qmp_cmd("working-set-request");
+	default:
+		return NULL;
+	}
+}
+
+/* the next queued command, if none is in flight: the balloon first */
+static void vm_send_next(struct vm *v)
+{
+	char why[96];
+	enum op op;
+
+	if (v->state != VM_UP || v->busy || !v->queued)
+		return;
+	for (op = 0; !(v->queued & (1u << op)); op++)
+		;
+	v->queued &= ~(1u << op);
+	errno = ENOMEM;
+	if (qmp_queue(&v->q, op_cmd(v, op))) {
+		if (errno == EPIPE || errno == ECONNRESET) {
+			vm_gone(v, "QEMU closed the socket");
+			return;
+		}
+		snprintf(why, sizeof(why), "cannot send %s: %s", op_names[op], strerror(errno));
+		vm_fail(v, why);
+		return;
+	}
+	v->busy = 1;
+	v->inflight = op;
+	if (op == OP_BALLOON) {
+		v->inflight_to = v->balloon_to;
+		v->exit_inflight = v->exit_deflate;
+	}
+	v->deadline = now_ms() + (double)cfg->qmp_timeout_ms;
+}
+
+static void vm_tick(struct vm *v)
+{
+	unsigned int q = 1u << OP_QUERY;
+
+	if (!v->ram)
+		q |= 1u << OP_MEMSIZE;
+	if (!v->stats_on)
+		q |= 1u << OP_STATS_ON;
+	else
+		q |= 1u << OP_STATS;
+	if (!v->configured)
+		q |= 1u << OP_CONFIG;
+	/* refused while the guest has not posted its buffer again: next time */
+	if (v->configured && now_ms() >= v->next_request) {
+		q |= 1u << OP_REQUEST;
+		v->next_request = now_ms() + (double)cfg->request_ms;
+	}
+	/* what a slow VM still has queued from the last tick is not asked twice */
+	v->queued |= q;
+	v->in_tick = 1;
+}
+
+/* the reply to the command in flight */
+static void vm_reply(struct vm *v, const struct qmp_msg *r)
+{
+	int ok = qmp_kind(r->obj) == QMP_RETURN;
+	__u64 upd, n;
+
+	v->busy = 0;
+	switch (v->inflight) {
+	case OP_MEMSIZE:
+		if (ok)
+			qmp_return_u64(r->obj, "base-memory", &v->ram);
+		break;
+	case OP_STATS_ON:
+		if (!ok)
+			say_once(v, "guest-stats-polling-interval refused: %s", refusal(r));
+		v->stats_on = ok;
+		break;
+	case OP_CONFIG:
+		if (!ok)
+			say_once(v, "working-set-config refused (retrying): %s", refusal(r));
+		else
+			say(v, "%s", "working-set reporting configured");
+		v->configured = ok;
+		break;
+	case OP_QUERY:
+		if (ok && !qmp_return_u64(r->obj, "actual", &n))
+			vm_actual(v, n);
+		break;
+	case OP_STATS:
+		if (ok && !qmp_stats_parse(r->obj, &v->stats, &upd) && upd &&
+		    upd != v->stats_update) {
+			v->stats_update = upd;
+			v->have_stats = v->new_stats = 1;
+			v->stats_ms = now_ms();
+		}
+		break;
+	case OP_REQUEST:
+		break;
+	case OP_BALLOON:
+		if (!ok) {
+			say(v, "QMP balloon refused: %s", refusal(r));
+			exit_failed += v->exit_inflight;
+		} else if (v->exit_inflight) {
+			say(v, "on exit: deflated to %llu MiB", (unsigned long long)(v->inflight_to / MIB));
+		} else {
+			v->target = v->sent = v->inflight_to;
+			v->touched = 1;
+			/*
+			 * The balloon now moves towards it, from where the
+			 * next reading says: asked at once, before the guest
+			 * has gone far towards the last target (a reading a
+			 * tick old could be far from it, and a later one
+			 * could hold someone else's move already).
+			 */
+			v->ref_valid = 0;
+			v->queued |= 1u << OP_QUERY;
+			v->decisions++;
+			log_decision(v, &v->d, v->inflight_to);
+		}
+		if (v->exit_inflight)
+			v->exit_deflate = v->exit_inflight = 0;
+		break;
+	default:
+		break;
+	}
+	if (v->in_tick && !v->busy && !v->queued) {
+		/* a whole tick answered: the VM is well again */
+		v->in_tick = 0;
+		v->pending = 1;
+		v->failures = 0;
+		if (v->down_logged)
+			say(v, "answering again on %s", v->arg->sock);
+		v->down_logged = 0;
+	}
+}
+
+static void vm_msg(struct vm *v, const struct qmp_msg *m)
+{
+	enum qmp_kind k = qmp_kind(m->obj);
+
+	switch (v->state) {
+	case VM_GREETING:
+		if (k != QMP_GREETING) {
+			vm_fail(v, "no QMP greeting");
+			return;
+		}
+		if (qmp_queue(&v->q, qmp_cmd("qmp_capabilities"))) {
+			vm_fail(v, "cannot send qmp_capabilities");
+			return;
+		}
+		v->state = VM_CAPS;
+		v->deadline = now_ms() + (double)cfg->qmp_timeout_ms;
+		return;
+	case VM_CAPS:
+		if (k == QMP_EVENT)
+			return;
+		if (k != QMP_RETURN) {
+			vm_fail(v, "qmp_capabilities refused");
+			return;
+		}
+		v->state = VM_UP;
+		v->ref_valid = 0;
+		/* balance's target may be gone with the QEMU that had it */
+		v->target = 0;
+		if (!v->down_logged)
+			say(v, "connected to %s", v->arg->sock);
+		v->next_tick = v->next_request = now_ms();
+		return;
+	case VM_UP:
+		if (k == QMP_EVENT)
+			on_event(v, m);
+		else if ((k == QMP_RETURN || k == QMP_ERROR) && !v->busy)
+			vm_fail(v, "a reply to no command");
+		else if (k == QMP_RETURN || k == QMP_ERROR)
+			vm_reply(v, m);
+		return;
+	default:
+		return;
+	}
+}
+
+static void vm_connect(struct vm *v)
+{
+	char err[128], why[192];
+
+	if (qmp_open_nb(&v->q, v->arg->sock, STREAM_MAX, err, sizeof(err))) {
+		snprintf(why, sizeof(why), "cannot talk QMP: %s", err);
+		vm_gone(v, why);
+		return;
+	}
+	v->state = VM_GREETING;
+	v->deadline = now_ms() + (double)cfg->qmp_timeout_ms;
+}
+
+/* after poll(): send what waits, read what came, take every whole message */
+static void vm_io(struct vm *v, short revents)
+{
+	const struct qmp_msg *m;
+	char err[128];
+	int r = 0;
+
+	if ((revents & POLLOUT) && qmp_flush(&v->q)) {
+		snprintf(err, sizeof(err), "cannot send: %s", strerror(errno));
+		if (errno == EPIPE || errno == ECONNRESET)
+			vm_gone(v, "QEMU closed the socket");
+		else
+			vm_fail(v, err);
+		return;
+	}
+	if (!(revents & (POLLIN | POLLHUP | POLLERR)))
+		return;
+	r = qmp_fill(&v->q, err, sizeof(err));
+	if (r) {
+		if (r == -1)
+			vm_gone(v, err);
+		else
+			vm_fail(v, err);
+		return;
+	}
+	while (v->state != VM_DOWN && (r = qmp_stream_next(&v->q.s, &m)) > 0)
+		vm_msg(v, m);
+	if (v->state != VM_DOWN && r < 0)
+		vm_fail(v, "QEMU sent what is not JSON");
 }
 
 /*
- * Decide and act.  A target set is logged, and so is a kept one when its
- * reason differs from the last kept one's (not every tick's "steady").
+ * Decide and act.  A target to set is sent before anything else queued;
+ * it is logged when QEMU took it (--dry-run: at once, and remembered as
+ * if set, so that the next decision builds on it).  A kept target is
+ * logged when its reason differs from the last kept one's (not every
+ * tick's "steady").
  */
 static void vm_decide(struct vm *v)
 {
@@ -232,14 +587,21 @@ static void vm_decide(struct vm *v)
 		.stats = v->have_stats ? &v->stats : NULL, .stats_ms = v->stats_ms,
 	};
 	struct policy_decision d;
-	const struct qmp_msg *r;
-	int e;
 
+	/* one balloon at a time: the next decision sees its target */
+	if ((v->queued & (1u << OP_BALLOON)) || (v->busy && v->inflight == OP_BALLOON))
+		return;
 	v->pending = 0;
 	if (!v->ram || !v->actual)
 		return;
-	policy_decide(&cfg->k, &v->st, &in, &d);
-	v->new_report = v->new_stats = 0;
+	if (v->foreign_until) {
+		/* the data stays new for the policy's first decision after the hold */
+		memset(&d, 0, sizeof(d));
+		snprintf(d.reason, sizeof(d.reason), "foreign-target");
+	} else {
+		policy_decide(&v->k, &v->st, &in, &d);
+		v->new_report = v->new_stats = 0;
+	}
 	if (d.action == POLICY_KEEP) {
 		if (strcmp(d.reason, v->last_keep))
 			log_decision(v, &d, v->target);
@@ -247,14 +609,68 @@ static void vm_decide(struct vm *v)
 		return;
 	}
 	v->last_keep[0] = 0;
-	e = vm_cmd(v, qmp_cmd_balloon(d.target), &r);
-	if (e > 0)
-		say(v, "QMP balloon refused: %s", refusal(r));
-	if (e)
+	if (cfg->dry_run) {
+		v->target = d.target;
+		v->decisions++;
+		log_decision(v, &d, d.target);
 		return;
-	v->target = d.target;
-	v->decisions++;
-	log_decision(v, &d, d.target);
+	}
+	v->d = d;
+	v->balloon_to = d.target;
+	v->queued |= 1u << OP_BALLOON;
+}
+
+/* what is due for @v now; the time it next needs a turn in *next */
+static void vm_step(struct vm *v, double *next)
+{
+	double now = now_ms();
+	char why[128];
+
+	switch (v->state) {
+	case VM_DOWN:
+		if (!exiting && now >= v->next_connect)
+			vm_connect(v);
+		break;
+	case VM_GREETING:
+	case VM_CAPS:
+		if (now >= v->deadline) {
+			snprintf(why, sizeof(why), "no QMP %s within %llu ms (another client on "
+				 "this socket?)", v->state == VM_GREETING ? "greeting" :
+				 "qmp_capabilities reply", (unsigned long long)cfg->qmp_timeout_ms);
+			vm_fail(v, why);
+		}
+		break;
+	case VM_UP:
+		if (v->busy && now >= v->deadline) {
+			snprintf(why, sizeof(why), "no reply to %s within %llu ms",
+				 op_names[v->inflight], (unsigned long long)cfg->qmp_timeout_ms);
+			vm_fail(v, why);
+			break;
+		}
+		if (v->foreign_until && now >= v->foreign_until) {
+			say(v, "the balloon stayed put for %.0f s: balancing it again",
+			    cfg->foreign_hold_ms / 1e3);
+			v->foreign_until = 0;
+			v->ref_valid = 0;
+			v->pending = 1;
+		}
+		if (!exiting && now >= v->next_tick) {
+			vm_tick(v);
+			v->next_tick = now + (double)cfg->tick_ms;
+		}
+		if (!exiting && v->pending)
+			vm_decide(v);
+		vm_send_next(v);
+		break;
+	}
+	if (v->state == VM_DOWN && !exiting && v->next_connect < *next)
+		*next = v->next_connect;
+	if (v->state != VM_DOWN && (v->state != VM_UP || v->busy) && v->deadline < *next)
+		*next = v->deadline;
+	if (v->state == VM_UP && !exiting && v->next_tick < *next)
+		*next = v->next_tick;
+	if (v->state == VM_UP && v->foreign_until && v->foreign_until < *next)
+		*next = v->foreign_until;
 }
 
 static char *scrape(void *arg)
@@ -271,12 +687,13 @@ static char *scrape(void *arg)
 		struct vm *v = &vms[i];
 
 		m[i] = (struct metrics_vm){
-			.name = v->arg->name, .up = v->up,
+			.name = v->arg->name, .up = v->state == VM_UP,
 			.report = v->have_report ? &v->report : NULL,
 			.report_age_s = (now - v->report_ms) / 1e3,
 			.ram = v->ram, .actual = v->actual, .target = v->target,
-			.reports = { v->reports[0], v->reports[1] }, .decisions = v->decisions,
+			.decisions = v->decisions,
 		};
+		memcpy(m[i].reports, v->reports, sizeof(m[i].reports));
 	}
 	text = metrics_text(m, cfg->nr_vms);
 	free(m);
@@ -286,65 +703,120 @@ static char *scrape(void *arg)
 static void on_signal(int sig)
 {
 	(void)sig;
-	stop = 1;
+	stop = stop ? 2 : 1;
 }
 
-static int run(struct metrics_server *ms)
+/*
+ * One turn of the loop: what is due, one poll() (until the next thing is
+ * due, the metrics server's time-out, or @max_ms), then what it found.
+ * -1 when poll() fails.
+ */
+static int turn(struct pollfd *pfd, struct metrics_server *ms, double max_ms)
 {
-	struct pollfd *pfd = calloc(cfg->nr_vms + 1, sizeof(*pfd));
-	unsigned int i, n;
-	double now, next;
-	int timeout;
+	double next = now_ms() + max_ms, now;
+	struct timespec ts;
+	unsigned int i, n = 0, at[BALANCE_MAX_VMS];
+	int timeout, mt;
 
-	if (!pfd)
-		return 1;
-	while (!stop) {
-		now = now_ms();
-		next = now + 60000;
-		for (i = 0; i < cfg->nr_vms; i++) {
-			struct vm *v = &vms[i];
+	for (i = 0; i < cfg->nr_vms; i++)
+		vm_step(&vms[i], &next);
+	for (i = 0; i < cfg->nr_vms; i++) {
+		struct vm *v = &vms[i];
 
-			if (!v->up && now >= v->next_connect)
-				vm_connect(v);
-			if (v->up && now_ms() >= v->next_tick) {
-				vm_tick(v);
-				v->next_tick = now_ms() + cfg->tick_ms;
-			}
-			/* what qmp_call() left buffered, which poll() cannot see */
-			if (v->up && qmp_pump(&v->q, 0, on_event, v))
-				vm_down(v, "QEMU sent what is not JSON");
-			if (v->up && v->pending)
-				vm_decide(v);
-			if (v->up && v->next_tick < next)
-				next = v->next_tick;
-			if (!v->up && v->next_connect < next)
-				next = v->next_connect;
-		}
-		for (n = 0, i = 0; i < cfg->nr_vms; i++)
-			if (vms[i].up)
-				pfd[n++] = (struct pollfd){ .fd = vms[i].q.fd, .events = POLLIN };
-		if (ms)
-			pfd[n++] = (struct pollfd){ .fd = metrics_fd(ms), .events = POLLIN };
-		timeout = next > now_ms() ? (int)(next - now_ms()) + 1 : 0;
-		if (ms && metrics_timeout_ms(ms) >= 0 && metrics_timeout_ms(ms) < timeout)
-			timeout = metrics_timeout_ms(ms);
-		if (poll(pfd, n, timeout) < 0 && errno != EINTR) {
-			perror("wsr-host: poll");
-			break;
-		}
-		for (i = 0; i < cfg->nr_vms; i++) {
-			unsigned int j;
-
-			for (j = 0; j < n; j++)
-				if (vms[i].up && pfd[j].fd == vms[i].q.fd && pfd[j].revents &&
-				    qmp_pump(&vms[i].q, 1, on_event, &vms[i]))
-					vm_down(&vms[i], "QEMU closed the socket");
-		}
-		if (ms)
-			metrics_run(ms);
+		if (v->state == VM_DOWN)
+			continue;
+		at[n] = i;
+		pfd[n++] = (struct pollfd){ .fd = v->q.fd,
+					    .events = POLLIN | (qmp_pending(&v->q) ? POLLOUT : 0) };
 	}
-	free(pfd);
+	if (ms)
+		pfd[n] = (struct pollfd){ .fd = metrics_fd(ms), .events = POLLIN };
+	now = now_ms();
+	timeout = next > now ? (int)(next - now) + 1 : 0;
+	if (ms && (mt = metrics_timeout_ms(ms)) >= 0 && mt < timeout)
+		timeout = mt;
+	ts.tv_sec = timeout / 1000;
+	ts.tv_nsec = timeout % 1000 * 1000000L;
+	/* SIGTERM and SIGINT come only here, never between the check of stop and the wait */
+	if (ppoll(pfd, n + !!ms, &ts, &unblocked) < 0 && errno != EINTR) {
+		err_msg("ppoll: %s", strerror(errno));
+		return -1;
+	}
+	for (i = 0; i < n; i++)
+		if (pfd[i].revents)
+			vm_io(&vms[at[i]], pfd[i].revents);
+	if (ms)
+		metrics_run(ms);
 	return 0;
+}
+
+/*
+ * --on-exit deflate: every VM balance set a target on goes back to its
+ * full size (its max= when given), unless someone else's target holds it;
+ * the loop runs on for those commands alone, each with its deadline, so a
+ * stuck VM delays the exit by --qmp-timeout-ms at most.  1 when a VM could
+ * not be deflated.
+ */
+static int finish(struct pollfd *pfd, struct metrics_server *ms)
+{
+	unsigned int i, left = 0;
+
+	if (cfg->on_exit == ON_EXIT_KEEP) {
+		info_msg("stopping; --on-exit keep: every target stays");
+		return 0;
+	}
+	for (i = 0; i < cfg->nr_vms; i++) {
+		struct vm *v = &vms[i];
+
+		if (!v->touched)
+			continue;
+		if (v->foreign_until) {
+			say(v, "%s", "on exit: left as it is (its target was set elsewhere)");
+			continue;
+		}
+		if (v->state != VM_UP && v->gone) {
+			say(v, "on exit: nothing to deflate: %s", v->down_why);
+			continue;
+		}
+		if (v->state != VM_UP) {
+			say(v, "on exit: not deflated: QMP is down (%s)", v->down_why);
+			exit_failed++;
+			continue;
+		}
+		v->queued = 1u << OP_BALLOON;
+		v->balloon_to = full_size(v);
+		v->exit_deflate = 1;
+		left++;
+	}
+	while (left && stop < 2) {
+		if (turn(pfd, ms, 100))
+			break;
+		for (left = 0, i = 0; i < cfg->nr_vms; i++)
+			left += vms[i].exit_deflate;
+	}
+	for (i = 0; i < cfg->nr_vms; i++)
+		if (vms[i].exit_deflate) {
+			say(&vms[i], "%s", "on exit: not deflated: stopped by a second signal");
+			exit_failed++;
+		}
+	return exit_failed ? 1 : 0;
+}
+
+/*
+ * The metrics server's connections: well below RLIMIT_NOFILE less a
+ * socket per VM and a reserve (stdio, the server's own, a reconnect's
+ * overlap), so that clients that hold connections open never leave a VM
+ * that reconnects without a descriptor.
+ */
+static unsigned int metrics_conn_limit(void)
+{
+	struct rlimit rl;
+	__u64 nofile = 1024, reserve = cfg->nr_vms * 2 + 32, lim;
+
+	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur != RLIM_INFINITY)
+		nofile = rl.rlim_cur;
+	lim = nofile > reserve ? (nofile - reserve) / 2 : 1;
+	return lim > METRICS_MAX_CONN ? METRICS_MAX_CONN : lim ? (unsigned int)lim : 1;
 }
 
 int cmd_balance(int argc, char **argv)
@@ -352,34 +824,66 @@ int cmd_balance(int argc, char **argv)
 	static struct balance_cfg c;
 	struct metrics_server *ms = NULL;
 	struct sigaction sa = { .sa_handler = on_signal };
+	sigset_t stops, old;
+	struct pollfd *pfd;
 	unsigned int i;
 	int err;
 
 	err = balance_parse_args(argc, argv, &c);
 	if (err >= 0)
 		return err;
+	err = 0;
 	cfg = &c;
+	stop = 0;
+	exiting = 0;
+	exit_failed = 0;
 	vms = calloc(c.nr_vms, sizeof(*vms));
-	if (!vms)
+	pfd = calloc(c.nr_vms + 1, sizeof(*pfd));
+	if (!vms || !pfd)
 		return 1;
 	for (i = 0; i < c.nr_vms; i++) {
 		vms[i].arg = &c.vms[i];
 		vms[i].q.fd = -1;
+		vms[i].k = c.k;
+		if (c.vms[i].min)
+			vms[i].k.floor = c.vms[i].min;
+		vms[i].k.ceiling = c.vms[i].max;
 	}
-	if (c.metrics && !(ms = metrics_start(c.metrics, scrape, NULL)))
-		return 1;
+	if (c.metrics) {
+		struct metrics_limits lim = {
+			.connections = metrics_conn_limit(), .per_ip = METRICS_PER_IP,
+			.idle_s = METRICS_IDLE_S, .backlog = METRICS_BACKLOG,
+		};
+
+		ms = metrics_start(c.metrics, &lim, scrape, NULL);
+		if (!ms)
+			return 1;
+	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	sigemptyset(&stops);
+	sigaddset(&stops, SIGINT);
+	sigaddset(&stops, SIGTERM);
+	sigprocmask(SIG_BLOCK, &stops, &old);
+	unblocked = old;
+	sigdelset(&unblocked, SIGINT);
+	sigdelset(&unblocked, SIGTERM);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
-	fprintf(stderr, "wsr-host: balancing %u VM(s), policy %s%s%s\n", c.nr_vms,
-		policy_kind_name(c.k.kind), c.metrics ? ", metrics on http://" : "",
-		c.metrics ? c.metrics : "");
-	err = run(ms);
+	info_msg("balancing %u VM(s), policy %s%s%s%s", c.nr_vms, policy_kind_name(c.k.kind),
+		 c.dry_run ? ", dry run (no balloon command sent)" : "",
+		 c.metrics ? ", metrics on http://" : "", c.metrics ? c.metrics : "");
+	while (!stop && !err)
+		err = turn(pfd, ms, 60000) ? 1 : 0;
+	if (!err) {
+		exiting = 1;
+		err = finish(pfd, ms);
+	}
 	for (i = 0; i < c.nr_vms; i++)
-		if (vms[i].up)
-			qmp_close(&vms[i].q);
+		qmp_close(&vms[i].q);
+	sigprocmask(SIG_SETMASK, &old, NULL);
 	metrics_stop(ms);
+	free(pfd);
 	free(vms);
 	return err;
 }

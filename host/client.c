@@ -10,6 +10,7 @@
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
+#include "libwsr.h"
 #include "client.h"
 
 double now_ms(void)
@@ -23,10 +24,9 @@ double now_ms(void)
 /*
  * poll() for the time-out: the bytes of a message cut short by it stay in
  * the stream for the next call (stdio with SO_RCVTIMEO lost them).  NULL
- * on time-out, EOF or garbage; garbage is said on stderr unless @quiet
- * (balance, which logs a VM's failures its own way).
+ * on time-out, EOF or garbage (said on stderr).
  */
-static const struct qmp_msg *next_msg(struct qmp *q, double deadline, int quiet)
+static const struct qmp_msg *next_msg(struct qmp *q, double deadline)
 {
 	struct pollfd pfd = { .fd = q->fd, .events = POLLIN };
 	const struct qmp_msg *m;
@@ -40,8 +40,7 @@ static const struct qmp_msg *next_msg(struct qmp *q, double deadline, int quiet)
 		if (r > 0)
 			return m;
 		if (r < 0) {
-			if (!quiet)
-				fprintf(stderr, "wsr-host: QEMU sent something that is not JSON\n");
+			err_msg("QEMU sent something that is not JSON");
 			return NULL;
 		}
 		left = deadline - now_ms();
@@ -53,14 +52,19 @@ static const struct qmp_msg *next_msg(struct qmp *q, double deadline, int quiet)
 		n = read(q->fd, buf, sizeof(buf));
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n <= 0 || qmp_stream_feed(&q->s, buf, n))
+		if (n <= 0)
+			return NULL;
+		r = qmp_stream_feed(&q->s, buf, n);
+		if (r == -2)
+			err_msg("QEMU sent a message of more than %zu bytes", q->s.max);
+		if (r)
 			return NULL;
 	}
 }
 
 const struct qmp_msg *qmp_next(struct qmp *q, double deadline)
 {
-	return next_msg(q, deadline, 0);
+	return next_msg(q, deadline);
 }
 
 const struct qmp_msg *qmp_reply(struct qmp *q, double deadline)
@@ -105,15 +109,15 @@ int qmp_exec(struct qmp *q, const char *cmd, const struct qmp_msg **reply)
 
 	r = qmp_send(q, cmd) ? NULL : qmp_reply(q, -1);
 	if (!r) {
-		fprintf(stderr, "wsr-host: QMP connection closed\n");
+		err_msg("QMP connection closed");
 		return -1;
 	}
 	if (qmp_kind(r->obj) == QMP_ERROR) {
 		desc = qmp_error_desc(r->obj);
 		if (desc)
-			fprintf(stderr, "wsr-host: QEMU refused: %s\n", desc);
+			err_msg("QEMU refused: %s", desc);
 		else
-			fprintf(stderr, "wsr-host: QEMU refused: %.*s\n", (int)r->len, r->raw);
+			err_msg("QEMU refused: %.*s", qmp_msg_text_len(r), r->raw);
 		return 1;
 	}
 	if (reply)
@@ -126,7 +130,7 @@ int qmp_exec_built(struct qmp *q, char *cmd, const struct qmp_msg **reply)
 	int err;
 
 	if (!cmd) {
-		fprintf(stderr, "wsr-host: out of memory\n");
+		err_msg("out of memory");
 		return -1;
 	}
 	err = qmp_exec(q, cmd, reply);
@@ -140,20 +144,20 @@ int qmp_connect(struct qmp *q, const char *path)
 	const struct qmp_msg *m;
 
 	if (strlen(path) >= sizeof(sa.sun_path)) {
-		fprintf(stderr, "wsr-host: socket path too long: %s\n", path);
+		err_msg("socket path too long: %s", path);
 		return -1;
 	}
 	strcpy(sa.sun_path, path);
 	q->fd = socket(AF_UNIX, SOCK_STREAM, 0);
 	if (q->fd < 0 || connect(q->fd, (struct sockaddr *)&sa, sizeof(sa))) {
-		fprintf(stderr, "wsr-host: cannot connect to %s: %s\n", path, strerror(errno));
+		err_msg("cannot connect to %s: %s", path, strerror(errno));
 		return -1;
 	}
 	if (qmp_stream_init(&q->s))
 		return -1;
 	m = qmp_next(q, -1);
 	if (!m || qmp_kind(m->obj) != QMP_GREETING) {
-		fprintf(stderr, "wsr-host: no QMP greeting on %s\n", path);
+		err_msg("no QMP greeting on %s", path);
 		return -1;
 	}
 	return qmp_exec_built(q, qmp_cmd("qmp_capabilities"), NULL) ? -1 : 0;
@@ -165,77 +169,24 @@ void qmp_close(struct qmp *q)
 		close(q->fd);
 	q->fd = -1;
 	qmp_stream_free(&q->s);
+	free(q->out);
+	q->out = NULL;
+	q->out_len = 0;
 }
 
-/* the next message until @deadline, quietly */
-static const struct qmp_msg *next_quiet(struct qmp *q, double deadline)
-{
-	return next_msg(q, deadline, 1);
-}
-
-int qmp_call(struct qmp *q, char *cmd, const struct qmp_msg **reply, double deadline,
-	     qmp_event_fn ev, void *arg)
-{
-	const struct qmp_msg *m;
-	enum qmp_kind k;
-
-	if (!cmd || qmp_send(q, cmd)) {
-		free(cmd);
-		return -1;
-	}
-	free(cmd);
-	while ((m = next_quiet(q, deadline))) {
-		k = qmp_kind(m->obj);
-		if (k == QMP_RETURN || k == QMP_ERROR) {
-			if (reply)
-				*reply = m;
-			return k == QMP_ERROR;
-		}
-		if (k == QMP_EVENT && ev)
-			ev(arg, m);
-	}
-	return -1;
-}
-
-int qmp_pump(struct qmp *q, int do_read, qmp_event_fn ev, void *arg)
-{
-	const struct qmp_msg *m;
-	char buf[1 << 16];
-	ssize_t n;
-	int r;
-
-	if (do_read) {
-		do
-			n = read(q->fd, buf, sizeof(buf));
-		while (n < 0 && errno == EINTR);
-		if (n <= 0 || qmp_stream_feed(&q->s, buf, n))
-			return -1;
-	}
-	while ((r = qmp_stream_next(&q->s, &m)) > 0)
-		if (ev)
-			ev(arg, m);
-	return r < 0 ? -1 : 0;
-}
-
-int qmp_open(struct qmp *q, const char *path, double deadline, char *err, size_t err_len)
+int qmp_open_nb(struct qmp *q, const char *path, size_t max, char *err, size_t err_len)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	const struct qmp_msg *m;
 
+	memset(q, 0, sizeof(*q));
 	q->fd = -1;
-	memset(&q->s, 0, sizeof(q->s));
 	if (strlen(path) >= sizeof(sa.sun_path)) {
 		snprintf(err, err_len, "socket path too long");
 		return -1;
 	}
 	strcpy(sa.sun_path, path);
-	/*
-	 * Not blocking in connect(): a unix socket whose backlog is full
-	 * (its one client served, others waiting) would hold the whole loop.
-	 */
 	q->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	if (q->fd < 0 || connect(q->fd, (struct sockaddr *)&sa, sizeof(sa)) ||
-	    fcntl(q->fd, F_SETFL, 0)) {
+	if (q->fd < 0 || connect(q->fd, (struct sockaddr *)&sa, sizeof(sa))) {
 		snprintf(err, err_len, "cannot connect: %s", errno == EAGAIN ?
 			 "the socket's backlog is full (another client?)" : strerror(errno));
 		qmp_close(q);
@@ -246,16 +197,72 @@ int qmp_open(struct qmp *q, const char *path, double deadline, char *err, size_t
 		qmp_close(q);
 		return -1;
 	}
-	m = next_quiet(q, deadline);
-	if (!m || qmp_kind(m->obj) != QMP_GREETING) {
-		snprintf(err, err_len, "no QMP greeting (another client on this socket?)");
-		qmp_close(q);
-		return -1;
-	}
-	if (qmp_call(q, qmp_cmd("qmp_capabilities"), NULL, deadline, NULL, NULL)) {
-		snprintf(err, err_len, "qmp_capabilities failed");
-		qmp_close(q);
-		return -1;
+	q->s.max = max;
+	return 0;
+}
+
+int qmp_flush(struct qmp *q)
+{
+	ssize_t n;
+
+	while (q->out_len) {
+		n = send(q->fd, q->out, q->out_len, MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return 0;
+		if (n <= 0)
+			return -1;
+		memmove(q->out, q->out + n, q->out_len - n);
+		q->out_len -= n;
 	}
 	return 0;
+}
+
+int qmp_queue(struct qmp *q, char *cmd)
+{
+	size_t len = cmd ? strlen(cmd) : 0;
+	char *out;
+
+	if (!cmd)
+		return -1;
+	out = realloc(q->out, q->out_len + len + 1);
+	if (!out) {
+		free(cmd);
+		return -1;
+	}
+	memcpy(out + q->out_len, cmd, len);
+	out[q->out_len + len] = '\n';
+	q->out = out;
+	q->out_len += len + 1;
+	free(cmd);
+	return qmp_flush(q);
+}
+
+int qmp_fill(struct qmp *q, char *err, size_t err_len)
+{
+	char buf[1 << 16];
+	ssize_t n;
+	int r;
+
+	do
+		n = read(q->fd, buf, sizeof(buf));
+	while (n < 0 && errno == EINTR);
+	if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+		return 0;
+	if (n <= 0) {
+		/* a reset is a close with our last command unread */
+		if (!n || errno == ECONNRESET) {
+			snprintf(err, err_len, "QEMU closed the socket");
+			return -1;
+		}
+		snprintf(err, err_len, "read: %s", strerror(errno));
+		return -2;
+	}
+	r = qmp_stream_feed(&q->s, buf, n);
+	if (r == -2)
+		snprintf(err, err_len, "a message of more than %zu bytes: cut off", q->s.max);
+	else if (r)
+		snprintf(err, err_len, "out of memory");
+	return r ? -2 : 0;
 }

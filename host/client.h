@@ -11,6 +11,8 @@
 struct qmp {
 	int fd;
 	struct qmp_stream s;
+	char *out;		/* queued, not sent yet (the event loop's) */
+	size_t out_len;
 };
 
 /*
@@ -47,38 +49,46 @@ int qmp_exec(struct qmp *q, const char *cmd, const struct qmp_msg **reply);
 int qmp_exec_built(struct qmp *q, char *cmd, const struct qmp_msg **reply);
 
 /*
- * For a process that serves several QEMUs from one poll() loop (wsr-host
- * balance): events are handed to a callback instead of skipped, every wait
- * has a deadline, and nothing is printed.
+ * For a process that serves several QEMUs from one event loop (wsr-host
+ * balance): nothing below waits.  The socket is non-blocking, commands
+ * are queued and sent as the socket takes them (poll() for POLLOUT while
+ * qmp_pending() says bytes wait), what arrives is read as poll() says it
+ * is there, and the caller takes the messages with qmp_stream_next() and
+ * keeps its own deadlines.  Nothing is printed: the errors come back as
+ * text for the caller's log.
  */
-typedef void (*qmp_event_fn)(void *arg, const struct qmp_msg *event);
 
 /*
- * Connect and negotiate as qmp_connect(), waiting at most until @deadline,
- * quietly: 0, or -1 with the reason in @err (the socket closed).
+ * Connect to @path without waiting (a unix socket connects at once, or
+ * fails: a full backlog is EAGAIN, not a wait), its stream bounded to
+ * @max bytes: 0, or -1 with the reason in @err.
  */
-int qmp_open(struct qmp *q, const char *path, double deadline, char *err, size_t err_len);
+int qmp_open_nb(struct qmp *q, const char *path, size_t max, char *err, size_t err_len);
 
-/* close the socket and free the stream (fd -1 after) */
+/* close the socket, free the stream and what was not sent (fd -1 after) */
 void qmp_close(struct qmp *q);
 
 /*
- * Send @cmd (freed; NULL: out of memory) and wait until @deadline for its
- * reply, handing the events that come first to @ev: 0 and the reply in
- * *reply (if asked), 1 when QEMU refused it (the error in *reply), -1 when
- * the connection is gone or the deadline passed (then nothing more can be
- * matched to a command on it: close it).
+ * Queue @cmd (freed; NULL: out of memory) and its newline, and send what
+ * the socket takes now: 0, or -1 when the connection is gone.
  */
-int qmp_call(struct qmp *q, char *cmd, const struct qmp_msg **reply, double deadline,
-	     qmp_event_fn ev, void *arg);
+int qmp_queue(struct qmp *q, char *cmd);
+
+/* bytes queued and not sent yet: poll() for POLLOUT while there are */
+static inline size_t qmp_pending(const struct qmp *q)
+{
+	return q->out_len;
+}
+
+/* send what is queued and the socket takes: 0, or -1 when it is gone */
+int qmp_flush(struct qmp *q);
 
 /*
- * After poll() said the socket is readable: read what is there (@read),
- * then hand every whole message buffered to @ev (replies too: none is
- * awaited).  0, or -1 when QEMU closed the connection or sent what is not
- * JSON.  Call it with @read 0 after qmp_call(), which may leave messages
- * buffered that poll() cannot see.
+ * Read what the socket has into the stream (at most 64 KiB a call, so that
+ * one busy peer takes its turn like the others): 0, -1 when QEMU closed
+ * the connection, -2 on another error (a message longer than the
+ * stream's bound, out of memory), the reason in @err.
  */
-int qmp_pump(struct qmp *q, int read, qmp_event_fn ev, void *arg);
+int qmp_fill(struct qmp *q, char *err, size_t err_len);
 
 #endif /* __WSR_HOST_CLIENT_H */

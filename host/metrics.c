@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <microhttpd.h>
+#include "libwsr.h"
 #include "metrics.h"
-#include "prom.h"
 
 /* one sample of @name for VM @v with no other label */
 static void vm_sample(FILE *f, const char *name, const struct metrics_vm *v, double value)
@@ -35,6 +35,8 @@ static void bins(FILE *f, const struct metrics_vm *v)
 
 char *metrics_text(const struct metrics_vm *vms, unsigned int n)
 {
+	/* what a VM sends, in the order the exposition shows them */
+	static const enum wsr_report_cause causes[] = { WSR_CAUSE_REQUEST, WSR_CAUSE_RECLAIM };
 	char *text = NULL;
 	size_t len = 0;
 	unsigned int i, c;
@@ -70,8 +72,8 @@ char *metrics_text(const struct metrics_vm *vms, unsigned int n)
 		for (c = 0; c < 2; c++) {
 			fputs("wsr_reports_total{vm=\"", f);
 			wsr_prom_label_value(f, vms[i].name);
-			fprintf(f, "\",cause=\"%s\"} %llu\n", c ? "reclaim" : "request",
-				vms[i].reports[c]);
+			fprintf(f, "\",cause=\"%s\"} %llu\n", wsr_cause_name(causes[c]),
+				vms[i].reports[causes[c]]);
 		}
 	wsr_prom_head(f, "wsr_balloon_target_bytes", "gauge",
 		      "The guest memory size last set with QMP balloon (RAM minus the balloon).");
@@ -175,15 +177,15 @@ int metrics_parse_addr(const char *addr, void *sa, unsigned int *len)
 	}
 }
 
-struct metrics_server *metrics_start(const char *addr, char *(*get)(void *arg), void *arg)
+struct metrics_server *metrics_start(const char *addr, const struct metrics_limits *lim,
+				     char *(*get)(void *arg), void *arg)
 {
 	struct sockaddr_in6 sa;
 	unsigned int len;
 	struct metrics_server *m;
 
 	if (metrics_parse_addr(addr, &sa, &len)) {
-		fprintf(stderr, "wsr-host: --metrics takes IPv4:PORT or [IPv6]:PORT, not '%s'\n",
-			addr);
+		err_msg("--metrics takes IPv4:PORT or [IPv6]:PORT, not '%s'", addr);
 		return NULL;
 	}
 	m = calloc(1, sizeof(*m));
@@ -194,9 +196,12 @@ struct metrics_server *metrics_start(const char *addr, char *(*get)(void *arg), 
 	/* no thread: balance's loop polls the epoll fd and calls MHD_run() */
 	m->d = MHD_start_daemon(MHD_USE_EPOLL | (sa.sin6_family == AF_INET6 ? MHD_USE_IPv6 : 0),
 				0, NULL, NULL, handle, m, MHD_OPTION_SOCK_ADDR, &sa,
-				MHD_OPTION_CONNECTION_TIMEOUT, 10U, MHD_OPTION_END);
+				MHD_OPTION_CONNECTION_TIMEOUT, lim->idle_s,
+				MHD_OPTION_CONNECTION_LIMIT, lim->connections,
+				MHD_OPTION_PER_IP_CONNECTION_LIMIT, lim->per_ip,
+				MHD_OPTION_LISTEN_BACKLOG_SIZE, lim->backlog, MHD_OPTION_END);
 	if (!m->d) {
-		fprintf(stderr, "wsr-host: cannot serve metrics on %s (address in use?)\n", addr);
+		err_msg("cannot serve metrics on %s (address in use?)", addr);
 		free(m);
 		return NULL;
 	}

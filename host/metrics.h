@@ -3,7 +3,9 @@
  * wsr-host balance's Prometheus exporter: the text exposition format
  * (version 0.0.4) built by a pure function, metrics_text(), that
  * tests/unit/test_host_metrics.c checks, and served over HTTP by
- * libmicrohttpd from balance's own poll() loop (no thread of its own).
+ * libmicrohttpd from balance's own poll() loop (no thread of its own: a
+ * scrape reads the VMs' state between two events, with no lock, and the
+ * loop never waits on a VM, so a scrape never does either).
  */
 #ifndef __WSR_HOST_METRICS_H
 #define __WSR_HOST_METRICS_H
@@ -17,7 +19,7 @@ struct metrics_vm {
 	const struct ws_report *report;	/* NULL before the first */
 	double report_age_s;		/* since the report arrived */
 	__u64 ram, actual, target;	/* bytes; target 0: none set yet */
-	unsigned long long reports[2];	/* by cause: [0] request, [1] reclaim */
+	unsigned long long reports[WSR_NR_CAUSES];	/* by cause (enum wsr_report_cause) */
 	unsigned long long decisions;	/* targets set */
 };
 
@@ -31,11 +33,40 @@ char *metrics_text(const struct metrics_vm *vms, unsigned int n);
 struct metrics_server;
 
 /*
- * Serve GET /metrics on @addr ("IPv4:PORT" or "[IPv6]:PORT"); @get builds
- * the exposition on each scrape (metrics_text()'s result).  NULL and a
- * message on stderr when the address is bad or taken.
+ * What a client can hold.  libmicrohttpd's time-out is an idle one: a
+ * client that sends a byte now and then keeps its connection for ever,
+ * so the connections are bounded in all (below what the process can
+ * open, see balance.c) and per client address, and an idle one is closed
+ * soon.
  */
-struct metrics_server *metrics_start(const char *addr, char *(*get)(void *arg), void *arg);
+struct metrics_limits {
+	unsigned int connections;	/* in all */
+	unsigned int per_ip;		/* from one address */
+	unsigned int idle_s;		/* an idle connection closed after */
+	unsigned int backlog;		/* connections the kernel queues for accept() */
+};
+
+/* balance's: a Prometheus server scrapes over one connection */
+#define METRICS_MAX_CONN 256
+#define METRICS_PER_IP 8
+#define METRICS_IDLE_S 5
+/*
+ * Short: a client that sent part of a request and closed while queued is
+ * accepted into a slot that only the idle time-out frees (libmicrohttpd
+ * reads its bytes but not its close, epoll being edge-triggered), so a
+ * queue of thousands left by a flood held every slot for (queue / limit)
+ * idle time-outs after the flood ended: 10 s with 1,100.  A client the
+ * queue drops retries its SYN a second later.
+ */
+#define METRICS_BACKLOG 16
+
+/*
+ * Serve GET /metrics on @addr ("IPv4:PORT" or "[IPv6]:PORT") within
+ * @lim; @get builds the exposition on each scrape (metrics_text()'s
+ * result).  NULL and a message on stderr when the address is bad or taken.
+ */
+struct metrics_server *metrics_start(const char *addr, const struct metrics_limits *lim,
+				     char *(*get)(void *arg), void *arg);
 /* "ADDR:PORT" well-formed: 0, else -1 (checked before anything is sent) */
 int metrics_parse_addr(const char *addr, void *sockaddr, unsigned int *len);
 /* the fd to poll() for POLLIN, and how long poll() may wait (ms, -1 forever) */

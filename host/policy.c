@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* wsr-host balance's policies: see policy.h, and the README's "wsr-host balance". */
+/* wsr-host balance's policies: see policy.h, and docs/policies.md. */
 #include <stdio.h>
 #include <string.h>
 #include "policy.h"
@@ -13,9 +13,10 @@ void policy_knobs_default(struct policy_knobs *k)
 	/*
 	 * T = 10 s: the shortest idle time safely above the estimator's error
 	 * (a page touched more often than R + I reads as idle for less than
-	 * 2 (R + I): 3 s with refresh_ms 1000 and the daemon's 500 ms), so no
-	 * page in use counts as idle; short enough that a host reclaims within
-	 * a minute.  Slow swap wants more (Google's far memory starts at 120 s).
+	 * 2 (R + I): 4 s with refresh_ms 1000 and the daemon's default
+	 * --interval-ms 1000, 3 s at 500), so no page in use counts as idle;
+	 * short enough that a host reclaims within a minute.  Slow swap wants
+	 * more (Google's far memory starts at 120 s).
 	 */
 	k->idle_ms = 10000;
 	k->headroom = 64 * MIB;
@@ -79,13 +80,19 @@ __u64 ws_report_total(const struct ws_report *r)
 	return sum;
 }
 
+/* the largest target: the RAM, or the ceiling below it */
+static __u64 top(const struct policy_knobs *k, const struct policy_input *in)
+{
+	return k->ceiling && k->ceiling < in->ram ? k->ceiling : in->ram;
+}
+
 static __u64 clamp(const struct policy_knobs *k, const struct policy_input *in, __u64 v)
 {
-	__u64 floor = k->floor < in->ram ? k->floor : in->ram;
+	__u64 ceiling = top(k, in), floor = k->floor < ceiling ? k->floor : ceiling;
 
 	if (v < floor)
 		return floor;
-	return v > in->ram ? in->ram : v;
+	return v > ceiling ? ceiling : v;
 }
 
 static __u64 max_u64(__u64 a, __u64 b)
@@ -118,6 +125,15 @@ static void move_to(const struct policy_knobs *k, const struct policy_state *st,
 	__u64 cur = in->target ? in->target : in->actual;
 	__u64 t;
 
+	/*
+	 * Above the operator's ceiling (--vm's max=): down to it at once,
+	 * whatever the data; the bound is not a guess that a step would
+	 * limit the cost of.
+	 */
+	if (cur >= top(k, in) + POLICY_MIN_CHANGE) {
+		set(d, top(k, in), "max");
+		return;
+	}
 	if (want >= cur + POLICY_MIN_CHANGE || (want > cur && in->actual < clamp(k, in, 0))) {
 		set(d, want, "deflate");
 		return;
@@ -166,7 +182,7 @@ static void decide_ws(const struct policy_knobs *k, struct policy_state *st,
 	d->other = in->actual > total + free ? in->actual - total - free : 0;
 	need = d->hot + k->headroom + d->other;
 	age = in->now_ms - in->report_ms + (double)r->data_age_ms;
-	if (r->reclaim && in->new_report) {
+	if (r->cause == WSR_CAUSE_RECLAIM && in->new_report) {
 		/*
 		 * The guest reclaims.  Its free memory is at the watermarks,
 		 * whatever stats from before the pressure say: none is

@@ -12,10 +12,7 @@
 #ifndef __WSR_HOST_POLICY_H
 #define __WSR_HOST_POLICY_H
 
-#include <linux/types.h>
-
-#define WS_MAX_NODES 16
-#define WS_MAX_BINS 16
+#include "wsr.h"
 
 struct ws_bin {
 	__u64 idle_le_ms;	/* pages idle for at most this long (the last bin: any) */
@@ -25,15 +22,15 @@ struct ws_bin {
 struct ws_node {
 	__u32 id;
 	__u32 nr_bins;
-	struct ws_bin bins[WS_MAX_BINS];
+	struct ws_bin bins[WSR_MAX_BINS];
 };
 
 /* one WORKING_SET_EVENT (or guest-working-set) as the policy reads it */
 struct ws_report {
-	int reclaim;		/* cause: 1 reclaim, 0 request */
+	__u32 cause;		/* WSR_CAUSE_REQUEST or WSR_CAUSE_RECLAIM */
 	__u64 data_age_ms;
 	__u32 nr_nodes;
-	struct ws_node nodes[WS_MAX_NODES];
+	struct ws_node nodes[WSR_MAX_NODES];
 };
 
 /* virtio-balloon stats (guest-stats), bytes; -1 when the guest gave none */
@@ -48,7 +45,7 @@ enum policy_kind {
 	POLICY_WORKING_SET,	/* the working set */
 };
 
-/* the knobs; policy_knobs_default() documents the defaults (README too) */
+/* the knobs; policy_knobs_default() documents the defaults (docs/policies.md too) */
 struct policy_knobs {
 	enum policy_kind kind;
 	__u64 idle_ms;		/* T: memory idle for less is kept */
@@ -57,6 +54,7 @@ struct policy_knobs {
 	__u64 hold_ms;		/* no inflation this long after a reclaim report */
 	__u64 step;		/* at most this many bytes inflated per decision */
 	__u64 floor;		/* never a target below (nor above the RAM) */
+	__u64 ceiling;		/* never a target above (0: the RAM); --vm's max= */
 	__u64 max_age_ms;	/* no inflation on a report or stats older */
 	__u64 available_pct;	/* available: % of RAM kept available */
 };
@@ -100,7 +98,7 @@ struct policy_decision {
 	__u64 want;		/* what the rule asked for before step, floor, RAM */
 	__u64 hot;		/* working-set: bytes idle for less than T */
 	__u64 other;		/* working-set: bytes the histogram does not count */
-	char reason[32];	/* one word: deflate-reclaim, inflate-step, hold, ... */
+	char reason[32];	/* one word: deflate-reclaim, inflate-step, hold, max, ... */
 };
 
 /* a change smaller than this is no decision (QMP balloon is not free) */

@@ -2,7 +2,7 @@
 /* wsr-host's QMP messages: see qmp.h. */
 #include <stdlib.h>
 #include <string.h>
-#include "json.h"
+#include "libwsr.h"
 #include "qmp.h"
 
 /*
@@ -15,6 +15,7 @@ int qmp_stream_init(struct qmp_stream *s)
 {
 	memset(s, 0, sizeof(*s));
 	s->tok = json_tokener_new_ex(QMP_MAX_DEPTH);
+	s->max = QMP_STREAM_MAX;
 	return s->tok ? 0 : -1;
 }
 
@@ -41,6 +42,9 @@ int qmp_stream_feed(struct qmp_stream *s, const char *data, size_t n)
 	/* buf[0, start) was returned and dropped; the last message stays valid */
 	size_t dead = s->start;
 
+	/* the message returned last is still valid, and not counted */
+	if (s->len - dead - s->msg.len + n > s->max)
+		return -2;
 	if (dead) {
 		memmove(s->buf, s->buf + dead, s->len - dead);
 		s->len -= dead;
@@ -122,6 +126,15 @@ int qmp_stream_next(struct qmp_stream *s, const struct qmp_msg **msg)
 	s->fed = end;
 	*msg = &s->msg;
 	return 1;
+}
+
+int qmp_msg_text_len(const struct qmp_msg *m)
+{
+	size_t n = m->len;
+
+	while (n && (m->raw[n - 1] == '\n' || m->raw[n - 1] == '\r'))
+		n--;
+	return (int)n;
 }
 
 static int has_key(struct json_object *msg, const char *key)
@@ -234,7 +247,7 @@ char *qmp_cmd_config(const __u64 *intervals, __u32 nr, __u64 refresh_ms, __u64 r
 	int err = 0;
 	__u32 i;
 
-	/* parse.c bounds every value by WSR_MAX_MS: each fits an int64 */
+	/* lib/parse.c bounds every value by the wire's week: each fits an int64 */
 	for (i = 0; i < nr; i++)
 		err |= wsr_json_append(ivals, wsr_json_u64(intervals[i]));
 	err |= wsr_json_add(args, "intervals", ivals) |
@@ -363,9 +376,12 @@ int qmp_report_parse(struct json_object *msg, struct ws_report *out)
 	if (!r || qmp_report_header(msg, &cause, &rep.data_age_ms) ||
 	    !json_object_object_get_ex(r, "nodes", &nodes) ||
 	    !json_object_is_type(nodes, json_type_array) ||
-	    json_object_array_length(nodes) > WS_MAX_NODES)
+	    json_object_array_length(nodes) > WSR_MAX_NODES)
 		return -1;
-	rep.reclaim = !strcmp(cause, "reclaim");
+	/* the wire's two causes, by their QMP names */
+	rep.cause = wsr_cause_by_name(cause);
+	if (rep.cause != WSR_CAUSE_REQUEST && rep.cause != WSR_CAUSE_RECLAIM)
+		return -1;
 	rep.nr_nodes = json_object_array_length(nodes);
 	for (i = 0; i < rep.nr_nodes; i++) {
 		struct ws_node *n = &rep.nodes[i];
@@ -373,7 +389,7 @@ int qmp_report_parse(struct json_object *msg, struct ws_report *out)
 		node = json_object_array_get_idx(nodes, i);
 		if (!json_object_object_get_ex(node, "bins", &bins) ||
 		    !json_object_is_type(bins, json_type_array) || u64_at(node, "node-id", &id) ||
-		    id >= WS_MAX_NODES || json_object_array_length(bins) > WS_MAX_BINS)
+		    id >= WSR_MAX_NODES || json_object_array_length(bins) > WSR_MAX_BINS)
 			return -1;
 		n->id = id;
 		n->nr_bins = json_object_array_length(bins);

@@ -34,11 +34,24 @@ struct qmp_stream {
 	struct json_object *obj;	/* parsed, its line's end not yet seen */
 	size_t obj_end;
 	struct qmp_msg msg;	/* the last returned, valid until the next call */
+	size_t max;		/* at most this many bytes buffered, not returned yet */
 };
+
+/*
+ * The bound of a stream unless its owner sets another: "wsr-host qmp"
+ * passes on replies to any command (query-qmp-schema's is about 200 KiB);
+ * no reply QEMU sends comes near 64 MiB, so a peer that sends more
+ * without ending its message is not QEMU.
+ */
+#define QMP_STREAM_MAX (64UL << 20)
 
 int qmp_stream_init(struct qmp_stream *s);
 void qmp_stream_free(struct qmp_stream *s);
-/* append @n bytes received; -1 when out of memory */
+/*
+ * Append @n bytes received: 0, -1 when out of memory, -2 when the bytes
+ * buffered and not returned yet would pass @s->max (a message that does
+ * not end: close the connection, nothing after it can be parsed).
+ */
 int qmp_stream_feed(struct qmp_stream *s, const char *data, size_t n);
 /*
  * The next whole message into *msg (1), 0 when more bytes are needed, -1
@@ -79,8 +92,8 @@ int qmp_return_u64(struct json_object *msg, const char *key, __u64 *v);
 /*
  * A report (a reply to qom-get of guest-working-set, or a
  * WORKING_SET_EVENT) into *r: 0, or -1 when there is none or a field is
- * missing, of the wrong type, or beyond WS_MAX_NODES nodes or WS_MAX_BINS
- * bins.
+ * missing, of the wrong type, or beyond WSR_MAX_NODES nodes or
+ * WSR_MAX_BINS bins, or its cause is not one of the wire's.
  */
 int qmp_report_parse(struct json_object *msg, struct ws_report *r);
 
@@ -98,6 +111,9 @@ int qmp_stats_parse(struct json_object *msg, struct ws_stats *s, __u64 *last_upd
  * report).
  */
 int qmp_report_header(struct json_object *msg, const char **cause, __u64 *data_age_ms);
+
+/* the bytes of @m's text without its line's end (QEMU's "\r\n") */
+int qmp_msg_text_len(const struct qmp_msg *m);
 
 /*
  * "cause=<cause> data_age_ms=<ms>", then per node "N<node>" and its bins

@@ -13,64 +13,34 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "json.h"
-#include "parse.h"
+#include <json-c/json.h>
+#include "libwsr.h"
 #include "balance.h"
 #include "client.h"
 #include "qmp.h"
 
-static void usage(FILE *f)
-{
-	fputs(
-"usage: wsr-host --qmp SOCKET COMMAND [ARGS]\n"
-"       wsr-host balance --vm NAME=SOCKET [--vm ...] [OPTIONS] (see balance --help)\n"
-"\n"
-"Drive a guest's working-set reporting over QMP.\n"
-"\n"
-"commands:\n"
-"  config INTERVALS REFRESH_MS REPORT_MS\n"
-"                  send the guest its bins (ms, comma-separated, strictly\n"
-"                  increasing, working-set-bins - 1 of them, as wsr's\n"
-"                  intervals_ms: a last 9223372036854775807 is dropped) and\n"
-"                  thresholds\n"
-"  request [--count N] [--batch B] [--timeout-ms MS] [--json]\n"
-"                  ask the guest for a fresh report; without options,\n"
-"                  return once QEMU took the request, before the answer\n"
-"                  (show may still print the previous report).  With\n"
-"                  --count, --batch, --timeout-ms or --json, send N\n"
-"                  requests (default 1) B at a time\n"
-"                  (default 1) over one connection and wait for each\n"
-"                  answer (a WORKING_SET_EVENT of cause request; at most\n"
-"                  MS per batch, default 10000): one line per answer,\n"
-"                  \"answer <i> latency_ms=<ms> data_age_ms=<ms>\" (--json:\n"
-"                  {\"answer\":i,\"latency_ms\":..,\"data_age_ms\":..}),\n"
-"                  then on stderr the totals and latency p50/p99.  Fails\n"
-"                  if an answer is missing, or if more come than asked\n"
-"  show [--json]   print the latest report: \"cause=<request|reclaim>\n"
-"                  data_age_ms=<ms>\", then per node in the seed's format\n"
-"                  (\"N<node>\" then \"<ms> anon=<pages> file=<pages>\");\n"
-"                  nothing before the first report.  --json: QEMU's reply\n"
-"                  with \"cause\" and \"data_age_ms\" first (null before\n"
-"                  the first report)\n"
-"  watch [--json] [--count N]\n"
-"                  print each report as it arrives (WORKING_SET_EVENT), as\n"
-"                  show does\n"
-"  qmp JSON        send one raw QMP command, print the reply\n"
-"  balance         size the balloons of several VMs from their working sets\n"
-"                  (no --qmp: each --vm names its socket); balance --help\n"
-"  qmp -           send the QMP commands of stdin, one per line, over one\n"
-"                  connection; print each reply line as QEMU sent it, errors\n"
-"                  too (events are skipped)\n"
-"\n"
-"options:\n"
-"  --qmp SOCKET    QMP socket of the QEMU (-qmp unix:SOCKET,server=on,wait=off)\n"
-"  --device PATH   QOM path of the balloon (default /machine/peripheral/balloon0)\n"
-"\n"
-"examples:\n"
-"  wsr-host --qmp /tmp/vm.qmp config 1000,2000,4000 500 1000\n"
-"  wsr-host --qmp /tmp/vm.qmp request --count 1 && wsr-host --qmp /tmp/vm.qmp show\n"
-"  wsr-host --qmp /tmp/vm.qmp watch --json --count 10\n", f);
-}
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
+/* the options before the command, or after it (not after config and qmp) */
+#define OPTIONS_HELP \
+"options, before the command or after it:\n" \
+"  --qmp SOCKET         QMP socket of the QEMU (-qmp unix:SOCKET,server=on,wait=off)\n" \
+"  --device PATH        QOM path of the balloon (default /machine/peripheral/balloon0)\n" \
+"  -h, --help           this help (wsr-host COMMAND --help: the command's)\n"
+
+/* the options of request, show and watch */
+struct opts {
+	long count, batch, timeout_ms;	/* count -1: no --count */
+	int json;
+	int waits;	/* request: an option that only waiting uses was given */
+};
+
+/* --qmp, --device, and the commands' options however placed */
+static const char *sock, *device = "/machine/peripheral/balloon0";
+static struct opts o = { .count = -1, .timeout_ms = 10000 };
+static struct qmp q;
+/* the command running, whose usage its --help prints */
+static const struct wsr_cmd *cur;
 
 /* "qmp -": the commands of stdin over one connection, each reply printed */
 static int qmp_stdin(struct qmp *q)
@@ -87,7 +57,7 @@ static int qmp_stdin(struct qmp *q)
 			continue;
 		r = qmp_send(q, cmd) ? NULL : qmp_reply(q, -1);
 		if (!r) {
-			fprintf(stderr, "wsr-host: QMP connection closed\n");
+			err_msg("QMP connection closed");
 			err = 1;
 			break;
 		}
@@ -126,7 +96,7 @@ static void print_answer_json(long i, double latency_ms, __u64 age)
 		o = NULL;
 	}
 	if (wsr_json_print(stdout, o, "\n"))
-		fprintf(stderr, "wsr-host: out of memory\n");
+		err_msg("out of memory");
 }
 
 /*
@@ -146,7 +116,7 @@ static int answer_msg(struct answers *a, struct json_object *msg)
 	if (strcmp(qmp_event_name(msg), "WORKING_SET_EVENT") ||
 	    qmp_report_header(msg, &cause, &age))
 		return 0;
-	if (strcmp(cause, "request")) {
+	if (wsr_cause_by_name(cause) != WSR_CAUSE_REQUEST) {
 		a->reclaim++;
 	} else if (a->answered >= a->want) {
 		a->extra++;
@@ -184,7 +154,7 @@ static int send_request(struct qmp *q, struct answers *a, const char *cmd, doubl
 			return 0;
 		desc = qmp_error_desc(m->obj);
 		if (!desc || !strstr(desc, "try again later") || now_ms() > deadline) {
-			fprintf(stderr, "wsr-host: QEMU refused a request: %.*s", (int)m->len, m->raw);
+			err_msg("QEMU refused a request: %.*s", qmp_msg_text_len(m), m->raw);
 			return -1;
 		}
 		usleep(1000);
@@ -225,7 +195,7 @@ static int cmd_request_wait(struct qmp *q, long count, long batch, long timeout_
 		while (!err && a.answered < a.want && (m = qmp_next(q, deadline)))
 			answer_msg(&a, m->obj);
 		if (!err && a.answered < a.want) {
-			fprintf(stderr, "wsr-host: %ld of %ld requests unanswered after %ld ms\n",
+			err_msg("%ld of %ld requests unanswered after %ld ms",
 				a.want - a.answered, a.want, timeout_ms);
 			err = 1;
 		}
@@ -233,107 +203,254 @@ static int cmd_request_wait(struct qmp *q, long count, long batch, long timeout_
 	if (a.extra)
 		err = 1;
 	qsort(a.lat, a.answered, sizeof(double), cmp_double);
-	fprintf(stderr, "wsr-host: requests %ld answered %ld extra %ld reclaim %ld "
-		"latency_ms p50 %.1f p99 %.1f\n", sent, a.answered, a.extra, a.reclaim,
-		a.answered ? a.lat[(a.answered - 1) / 2] : 0.0,
-		a.answered ? a.lat[(a.answered * 99 + 99) / 100 - 1] : 0.0);
+	info_msg("requests %ld answered %ld extra %ld reclaim %ld latency_ms p50 %.1f p99 %.1f",
+		 sent, a.answered, a.extra, a.reclaim,
+		 a.answered ? a.lat[(a.answered - 1) / 2] : 0.0,
+		 a.answered ? a.lat[(a.answered * 99 + 99) / 100 - 1] : 0.0);
 	free(a.lat);
 	free(cmd);
 	return err ? 1 : 0;
 }
 
-/* the options that take a value or say what to print */
-struct opts {
-	long count, batch, timeout_ms;	/* count -1: no --count */
-	int json;
-	int waits;	/* request: an option that only waiting uses was given */
-};
-
 /*
- * --json, --count, --batch, --timeout-ms: numbers by the loader's rules
- * and messages (parse.c), as "wsr watch --count" takes them; 0, or 2 with
+ * --json, --count, --batch, --timeout-ms: numbers by libwsr's rules and
+ * messages (lib/parse.c), as "wsr watch --count" takes them; 0, or 2 with
  * the reason said.
  */
-static int take_opt(struct opts *o, int opt, const char *arg)
+static int take_opt(int opt, const char *arg)
 {
 	struct wsr_err err;
 	__u64 n;
 
 	switch (opt) {
 	case 'j':
-		o->json = 1;
-		o->waits = 1;
+		o.json = 1;
+		o.waits = 1;
 		return 0;
 	case 'c':
 		if (wsr_parse_range(arg, &n, 1, WSR_BIN_INF, "--count", &err))
 			break;
-		o->count = (long)n;
+		o.count = (long)n;
 		return 0;
 	case 'b':
 	case 't':
 		if (wsr_parse_range(arg, &n, 1, 1000000, opt == 'b' ? "--batch" : "--timeout-ms",
 				    &err))
 			break;
-		*(opt == 'b' ? &o->batch : &o->timeout_ms) = (long)n;
-		o->waits = 1;
+		*(opt == 'b' ? &o.batch : &o.timeout_ms) = (long)n;
+		o.waits = 1;
 		return 0;
 	default:
 		return 2;
 	}
-	fprintf(stderr, "wsr-host: %s\n", err.msg);
+	err_msg("%s", err.msg);
 	return 2;
+}
+
+static const struct option options[] = {
+	{ "qmp", required_argument, NULL, 'q' },
+	{ "device", required_argument, NULL, 'd' },
+	{ "json", no_argument, NULL, 'j' },
+	{ "count", required_argument, NULL, 'c' },
+	{ "batch", required_argument, NULL, 'b' },
+	{ "timeout-ms", required_argument, NULL, 't' },
+	{ "help", no_argument, NULL, 'h' },
+	{ 0 },
+};
+
+static void cmd_usage(const struct wsr_cmd *c, FILE *f)
+{
+	wsr_cmd_usage(f, "wsr-host", c, OPTIONS_HELP);
+}
+
+/*
+ * The options after the command (request, show, watch): the one set every
+ * command shares, --batch and --timeout-ms for request alone; -1 to go
+ * on, else the exit status (0 after --help).
+ */
+static int cmd_options(int argc, char **argv)
+{
+	int opt;
+
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "q:d:jc:b:t:h", options, NULL)) != -1) {
+		if ((opt == 'b' || opt == 't') && strcmp(argv[0], "request")) {
+			err_msg("--batch and --timeout-ms are for request");
+			return 2;
+		}
+		if (opt == 'h') {
+			cmd_usage(cur, stdout);
+			return 0;
+		}
+		if (opt == 'q' || opt == 'd') {
+			*(opt == 'q' ? &sock : &device) = optarg;
+			continue;
+		}
+		if (opt == '?') {
+			err_msg("bad option for %s", argv[0]);
+			return 2;
+		}
+		if (take_opt(opt, optarg))
+			return 2;
+	}
+	if (optind < argc) {
+		err_msg("%s: unexpected argument '%s'", argv[0], argv[optind]);
+		return 2;
+	}
+	return -1;
+}
+
+/* "wsr-host COMMAND --help" for the commands whose arguments are not options */
+static bool wants_help(int argc, char **argv)
+{
+	if (argc != 2 || (strcmp(argv[1], "--help") && strcmp(argv[1], "-h")))
+		return false;
+	cmd_usage(cur, stdout);
+	return true;
+}
+
+/*
+ * The connection to --qmp's QEMU, once everything given was checked: -1
+ * to go on, else the exit status
+ */
+static int connect_qmp(void)
+{
+	if (!sock) {
+		err_msg("%s needs --qmp SOCKET (try --help)", cur->name);
+		return 2;
+	}
+	return qmp_connect(&q, sock) ? 1 : -1;
+}
+
+/* the options after the command, then the connection: -1 to go on, else the exit status */
+static int start(int argc, char **argv)
+{
+	int ret = cmd_options(argc, argv);
+
+	return ret < 0 ? connect_qmp() : ret;
 }
 
 /*
  * The bins as the guest CLI takes them (3 to 15 strictly increasing ms; a
- * final catch-all bound, as printed, is dropped), the thresholds in ms.
- * QEMU checks the count against its working-set-bins.
+ * final catch-all bound, as printed, is dropped), the thresholds in ms,
+ * each at most the wire's week (VIRTIO_BALLOON_WS_MAX_MS), which QEMU
+ * and the driver refuse to exceed: checked before the connection.  QEMU
+ * checks the count against its working-set-bins.
  */
-static int cmd_config(struct qmp *q, int argc, char **argv)
+static int do_config(int argc, char **argv)
 {
 	__u64 ivals[WSR_MAX_INTERVALS], refresh, report;
 	struct wsr_err err;
 	__u32 nr;
+	int ret;
 
+	if (wants_help(argc, argv))
+		return 0;
 	if (argc != 4) {
-		fprintf(stderr, "wsr-host: config takes INTERVALS REFRESH_MS REPORT_MS\n");
+		err_msg("config takes INTERVALS REFRESH_MS REPORT_MS");
 		return 2;
 	}
-	if (wsr_parse_intervals(argv[1], ivals, &nr, &err)) {
-		fprintf(stderr, "wsr-host: %s; INTERVALS are %d to %d strictly increasing ms, "
-			"comma-separated\n", err.msg, WSR_MIN_INTERVALS, WSR_MAX_INTERVALS);
+	if (wsr_parse_intervals(argv[1], VIRTIO_BALLOON_WS_MAX_MS, ivals, &nr, &err)) {
+		err_msg("%s; INTERVALS are %d to %d strictly increasing ms, comma-separated, "
+			"each at most %llu (a week: the device's bound)", err.msg,
+			WSR_MIN_INTERVALS, WSR_MAX_INTERVALS, VIRTIO_BALLOON_WS_MAX_MS);
 		return 2;
 	}
-	if (wsr_parse_ms(argv[2], &refresh, WSR_MAX_MS, "refresh", &err) ||
-	    wsr_parse_ms(argv[3], &report, WSR_MAX_MS, "report", &err)) {
-		fprintf(stderr, "wsr-host: %s\n", err.msg);
+	if (wsr_parse_ms(argv[2], &refresh, VIRTIO_BALLOON_WS_MAX_MS, "refresh", &err) ||
+	    wsr_parse_ms(argv[3], &report, VIRTIO_BALLOON_WS_MAX_MS, "report", &err)) {
+		err_msg("%s", err.msg);
 		return 2;
 	}
-	return qmp_exec_built(q, qmp_cmd_config(ivals, nr, refresh, report), NULL) ? 1 : 0;
+	ret = connect_qmp();
+	if (ret >= 0)
+		return ret;
+	return qmp_exec_built(&q, qmp_cmd_config(ivals, nr, refresh, report), NULL) ? 1 : 0;
 }
 
+static const struct wsr_cmd host_config = {
+	.name = "config",
+	.fn = do_config,
+	.synopsis = "INTERVALS REFRESH_MS REPORT_MS",
+	.help =
+"Send the guest its bins and thresholds: INTERVALS are ms, comma-separated,\n"
+"strictly increasing, working-set-bins - 1 of them, as wsr's intervals_ms\n"
+"(a last 9223372036854775807 is dropped); every value is at most 604800000\n"
+"(a week), the most the device takes.\n",
+};
+
+static int do_request(int argc, char **argv)
+{
+	int ret = start(argc, argv);
+
+	if (ret >= 0)
+		return ret;
+	if (o.count > 0 || o.waits)
+		return cmd_request_wait(&q, o.count > 0 ? o.count : 1, o.batch ? o.batch : 1,
+					o.timeout_ms, o.json);
+	return qmp_exec_built(&q, qmp_cmd("working-set-request"), NULL) ? 1 : 0;
+}
+
+static const struct wsr_cmd host_request = {
+	.name = "request",
+	.fn = do_request,
+	.synopsis = "[--count N] [--batch B] [--timeout-ms MS] [--json]",
+	.help =
+"Ask the guest for a fresh report.  Without options, return once QEMU took\n"
+"the request, before the answer (show may still print the previous\n"
+"report).  With --count, --batch, --timeout-ms or --json, send N requests\n"
+"B at a time over one connection and wait for each answer (a\n"
+"WORKING_SET_EVENT of cause request): one line per answer,\n"
+"\"answer <i> latency_ms=<ms> data_age_ms=<ms>\" (--json:\n"
+"{\"answer\":i,\"latency_ms\":..,\"data_age_ms\":..}), then on stderr the\n"
+"totals and latency p50/p99.  Fails if an answer is missing, or if more\n"
+"come than asked.\n\n"
+"  -c, --count N        requests to send (1)\n"
+"  -b, --batch B        requests sent back to back (1)\n"
+"  -t, --timeout-ms MS  the longest wait for a batch's answers (10000)\n"
+"  -j, --json           one JSON object per answer\n",
+};
+
 /* the device's latest report: the reply to qom-get of guest-working-set */
-static int cmd_show(struct qmp *q, const char *device, int json)
+static int do_show(int argc, char **argv)
 {
 	const struct qmp_msg *r;
+	int ret = start(argc, argv);
 
-	if (qmp_exec_built(q, qmp_cmd_qom_get(device, "guest-working-set"), &r))
+	if (ret >= 0)
+		return ret;
+	if (qmp_exec_built(&q, qmp_cmd_qom_get(device, "guest-working-set"), &r))
 		return 1;
-	if (json)
+	if (o.json)
 		qmp_print_json(stdout, r);
 	else
 		qmp_print_report(stdout, r->obj);
 	return 0;
 }
 
-static int cmd_watch(struct qmp *q, int json, long count)
+static const struct wsr_cmd host_show = {
+	.name = "show",
+	.fn = do_show,
+	.synopsis = "[--json]",
+	.help =
+"Print the latest report: \"cause=<request|reclaim> data_age_ms=<ms>\", then\n"
+"per node in the seed's format (\"N<node>\" then \"<ms> anon=<pages>\n"
+"file=<pages>\"); nothing before the first report.\n\n"
+"  -j, --json           QEMU's reply with \"cause\" and \"data_age_ms\" first\n"
+"                       (null before the first report)\n",
+};
+
+static int do_watch(int argc, char **argv)
 {
 	const struct qmp_msg *e;
+	int ret = start(argc, argv);
+	long count = o.count;
 
-	while (count != 0 && (e = qmp_next(q, -1))) {
+	if (ret >= 0)
+		return ret;
+	while (count != 0 && (e = qmp_next(&q, -1))) {
 		if (strcmp(qmp_event_name(e->obj), "WORKING_SET_EVENT"))
 			continue;
-		if (json)
+		if (o.json)
 			qmp_print_json(stdout, e);
 		else
 			qmp_print_report(stdout, e->obj);
@@ -344,26 +461,88 @@ static int cmd_watch(struct qmp *q, int json, long count)
 	return count > 0 ? 1 : 0;
 }
 
+static const struct wsr_cmd host_watch = {
+	.name = "watch",
+	.fn = do_watch,
+	.synopsis = "[--json] [--count N]",
+	.help =
+"Print each report as it arrives (WORKING_SET_EVENT), as show does.\n\n"
+"  -j, --json           as show --json\n"
+"  -c, --count N        stop after N reports\n",
+};
+
+static int do_qmp(int argc, char **argv)
+{
+	const struct qmp_msg *r;
+	int ret;
+
+	if (wants_help(argc, argv))
+		return 0;
+	if (argc != 2) {
+		err_msg("qmp takes one JSON command, or - for stdin");
+		return 2;
+	}
+	ret = connect_qmp();
+	if (ret >= 0)
+		return ret;
+	if (!strcmp(argv[1], "-"))
+		return qmp_stdin(&q);
+	/* the user's command goes as written, its reply as QEMU sent it */
+	ret = qmp_exec(&q, argv[1], &r);
+	if (!ret)
+		fwrite(r->raw, 1, r->len, stdout);
+	return ret ? 1 : 0;
+}
+
+static const struct wsr_cmd host_qmp = {
+	.name = "qmp",
+	.fn = do_qmp,
+	.synopsis = "JSON | -",
+	.help =
+"qmp JSON: send one raw QMP command, print the reply.  qmp -: send the QMP\n"
+"commands of stdin, one per line, over one connection; print each reply\n"
+"line as QEMU sent it, errors too (events are skipped).\n",
+};
+
+/* its options and help are balance's own (balance-args.c): no --qmp */
+static const struct wsr_cmd host_balance = {
+	.name = "balance",
+	.fn = cmd_balance,
+	.synopsis = "--vm NAME=SOCKET [--vm ...] [OPTIONS]",
+	.help =
+"Size the balloons of several VMs from their working sets, each --vm\n"
+"naming its QMP socket (no --qmp); balance --help says how.\n",
+};
+
+static const struct wsr_cmd *const cmds[] = {
+	&host_config, &host_request, &host_show, &host_watch, &host_qmp, &host_balance,
+};
+
+static void usage(FILE *f)
+{
+	fputs("usage: wsr-host --qmp SOCKET COMMAND [ARGS]\n"
+	      "       wsr-host balance --vm NAME=SOCKET [--vm ...] [OPTIONS] (see balance --help)\n"
+	      "\n"
+	      "Drive a guest's working-set reporting over QMP.\n"
+	      "\n"
+	      "commands (wsr-host COMMAND --help says more):\n", f);
+	wsr_cmd_list(f, "wsr-host", cmds, ARRAY_SIZE(cmds));
+	fputs("\n" OPTIONS_HELP
+	      "\n"
+	      "examples (a device with working-set-bins=5: one bound fewer than bins):\n"
+	      "  wsr-host --qmp /tmp/vm.qmp config 1000,2000,4000,8000 500 1000\n"
+	      "  wsr-host --qmp /tmp/vm.qmp request --count 1 && wsr-host --qmp /tmp/vm.qmp show\n"
+	      "  wsr-host --qmp /tmp/vm.qmp watch --json --count 10\n", f);
+}
+
 int main(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "qmp", required_argument, NULL, 'q' },
-		{ "device", required_argument, NULL, 'd' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "count", required_argument, NULL, 'c' },
-		{ "batch", required_argument, NULL, 'b' },
-		{ "timeout-ms", required_argument, NULL, 't' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
-	const char *sock = NULL, *device = "/machine/peripheral/balloon0";
-	struct opts o = { .count = -1, .timeout_ms = 10000 };
-	struct qmp q = {};
 	int opt;
 
-	if (argc > 1 && !strcmp(argv[1], "balance"))
-		return cmd_balance(argc - 1, argv + 1);
-	while ((opt = getopt_long(argc, argv, "+q:d:jc:b:t:h", opts, NULL)) != -1) {
+	/* balance's options are its own: each --vm names its socket */
+	if (argc > 1 && !strcmp(argv[1], host_balance.name))
+		return host_balance.fn(argc - 1, argv + 1);
+	while ((opt = getopt_long(argc, argv, "+q:d:jc:b:t:h", options, NULL)) != -1) {
 		switch (opt) {
 		case 'q':
 			sock = optarg;
@@ -378,64 +557,30 @@ int main(int argc, char **argv)
 			usage(stderr);
 			return 2;
 		default:
-			if (take_opt(&o, opt, optarg))
+			if (take_opt(opt, optarg))
 				return 2;
 		}
 	}
-	/* options may also follow the command */
-	if (optind >= argc || !sock) {
+	if (optind >= argc) {
 		usage(stderr);
 		return 2;
 	}
 	argc -= optind;
 	argv += optind;
-	if (argc > 1 && strcmp(argv[0], "qmp") && strcmp(argv[0], "config")) {
-		optind = 1;
-		while ((opt = getopt_long(argc, argv, "jc:b:t:", opts, NULL)) != -1) {
-			if ((opt == 'b' || opt == 't') && strcmp(argv[0], "request")) {
-				fprintf(stderr, "wsr-host: --batch and --timeout-ms are for request\n");
-				return 2;
-			}
-			if (opt == '?') {
-				fprintf(stderr, "wsr-host: bad option for %s\n", argv[0]);
-				return 2;
-			}
-			if (take_opt(&o, opt, optarg))
-				return 2;
-		}
+	/* "wsr-host help" and "wsr-host help COMMAND" */
+	if (!strcmp(argv[0], "help")) {
+		wsr_cmd_help(stdout, "wsr-host", cmds, ARRAY_SIZE(cmds), argc > 1 ? argv[1] : NULL,
+			     OPTIONS_HELP, usage);
+		return 0;
 	}
-	if (!strcmp(argv[0], "config") || !strcmp(argv[0], "request") ||
-	    !strcmp(argv[0], "show") || !strcmp(argv[0], "watch") || !strcmp(argv[0], "qmp")) {
-		if (qmp_connect(&q, sock))
-			return 1;
-	} else {
-		fprintf(stderr, "wsr-host: unknown command '%s' (try --help)\n", argv[0]);
+	cur = wsr_cmd_find(cmds, ARRAY_SIZE(cmds), argv[0]);
+	if (!cur) {
+		err_msg("unknown command '%s' (try --help)", argv[0]);
 		return 2;
 	}
-	if (!strcmp(argv[0], "config"))
-		return cmd_config(&q, argc, argv);
-	if (!strcmp(argv[0], "request") && (o.count > 0 || o.waits))
-		return cmd_request_wait(&q, o.count > 0 ? o.count : 1, o.batch ? o.batch : 1,
-					o.timeout_ms, o.json);
-	if (!strcmp(argv[0], "request"))
-		return qmp_exec_built(&q, qmp_cmd("working-set-request"), NULL) ? 1 : 0;
-	if (!strcmp(argv[0], "show"))
-		return cmd_show(&q, device, o.json);
-	if (!strcmp(argv[0], "watch"))
-		return cmd_watch(&q, o.json, o.count);
-	if (argc != 2) {
-		fprintf(stderr, "wsr-host: qmp takes one JSON command, or - for stdin\n");
+	if (cur == &host_balance) {
+		err_msg("balance takes no --qmp: each --vm names its socket (try balance --help)");
 		return 2;
 	}
-	if (!strcmp(argv[1], "-"))
-		return qmp_stdin(&q);
-	{
-		/* the user's command goes as written, its reply as QEMU sent it */
-		const struct qmp_msg *r;
-		int err = qmp_exec(&q, argv[1], &r);
-
-		if (!err)
-			fwrite(r->raw, 1, r->len, stdout);
-		return err ? 1 : 0;
-	}
+	return cur->fn(argc, argv);
 }

@@ -12,17 +12,31 @@
 #ifndef __VMLINUX_H__
 #include <linux/types.h>
 #endif
+/*
+ * The balloon wire's values (VIRTIO_BALLOON_WS_*), defined by the kernel
+ * series' uapi header alone: the Makefile takes them from it, without its
+ * types (vmlinux.h has those), into $(BUILD)/uapi (vmtests/uapi-header.sh).
+ */
+#include "virtio_balloon_ws.h"
 
-/* A histogram has 3..15 intervals plus a catch-all bin (4..16 bins). */
-#define WSR_MIN_INTERVALS	3
-#define WSR_MAX_INTERVALS	15
-#define WSR_MAX_BINS		(WSR_MAX_INTERVALS + 1)
-/* the catch-all bin's bound, printed as in the seed's interface */
-#define WSR_BIN_INF		9223372036854775807ULL
+/*
+ * A histogram has 3..15 intervals plus a catch-all bin (4..16 bins): the
+ * bins a balloon report carries, so that every histogram can be sent.
+ */
+#define WSR_MIN_INTERVALS	(VIRTIO_BALLOON_WS_MIN_NUM_BINS - 1)
+#define WSR_MAX_BINS		VIRTIO_BALLOON_WS_MAX_NUM_BINS
+#define WSR_MAX_INTERVALS	(WSR_MAX_BINS - 1)
+/*
+ * The catch-all bin's bound, printed as in the seed's interface
+ * (9223372036854775807), the last bin's age on the wire
+ */
+#define WSR_BIN_INF		VIRTIO_BALLOON_WS_LAST_BIN_AGE
 /*
  * The largest ms value a knob or an interval takes.  The BPF programs and
  * user space compare times in ns as ms * 1000000ULL, which wraps above
  * about 1.8e13 ms; 10^12 ms (about 31 years) keeps ms * 10^6 within 64 bits.
+ * What goes to the balloon device is bounded by VIRTIO_BALLOON_WS_MAX_MS
+ * (a week): QEMU and the driver refuse more.
  */
 #define WSR_MAX_MS		1000000000000ULL
 /*
@@ -48,7 +62,7 @@
 #define WSR_MAX_WALK_STEPS	(1U << 20)
 /* reaccess counts go to this many ancestors of a memcg at most */
 #define WSR_MAX_ANCESTORS	64
-/* the daemon's own aging runs at most this often (wsr daemon, README) */
+/* the daemon's own aging runs at most this often (wsr daemon, docs/estimator.md) */
 #define WSR_BACKGROUND_MIN_MS	500
 /* lruvecs whose merged generations wsr keeps apart (bpf/vgen.h) */
 #define WSR_MAX_VGENS		65536
@@ -87,11 +101,19 @@ struct wsr_hist {
 	__u32 pad;
 };
 
-/* Why a report was made */
+/*
+ * Why a report was made: the balloon's two causes are the wire's, so that
+ * a cause goes to the driver as it is; their names are QMP's
+ * (wsr_cause_name(), wsr_cause_by_name()).
+ */
 enum wsr_report_cause {
-	WSR_CAUSE_READ = 1,	/* a reader asked (on-demand) */
-	WSR_CAUSE_RECLAIM = 2,	/* aging during kswapd or direct reclaim */
-	WSR_CAUSE_REQUEST = 3,	/* the balloon device asked */
+	WSR_CAUSE_NONE = 0,	/* no report yet */
+	/* the balloon device asked */
+	WSR_CAUSE_REQUEST = VIRTIO_BALLOON_WS_CAUSE_REQUEST,
+	/* aging during kswapd or direct reclaim */
+	WSR_CAUSE_RECLAIM = VIRTIO_BALLOON_WS_CAUSE_RECLAIM,
+	WSR_CAUSE_READ,		/* a reader asked (on-demand) */
+	WSR_NR_CAUSES,
 };
 
 /* a report's flags */
@@ -155,15 +177,14 @@ struct wsr_stats {
 /*
  * Reports for the virtio-balloon device (kernel-patches/).  The driver's
  * kfuncs take these two layouts, which mirror its struct
- * virtio_balloon_ws_bpf_config and struct virtio_balloon_ws_bpf_node; it
- * checks their sizes.
+ * virtio_balloon_ws_bpf_config and struct virtio_balloon_ws_bpf_node: it
+ * checks their sizes, tests/unit/test_kfunc_layout.c every field against
+ * the patched kernel's BTF.
  */
-#define WSR_BALLOON_MAX_BINS	16
-
 struct wsr_balloon_config {
 	__u64 refresh_ms;	/* how old a requested report's data may be */
 	__u64 report_ms;	/* least time between reclaim reports; 0: none */
-	__u64 intervals_ms[WSR_BALLOON_MAX_BINS - 1];
+	__u64 intervals_ms[WSR_MAX_INTERVALS];
 	__u32 num_bins;
 	__u32 reserved;
 	__u64 configs;		/* configurations the device sent so far */
@@ -174,8 +195,8 @@ struct wsr_balloon_config {
 struct wsr_balloon_node {
 	__u32 node_id;
 	__u32 reserved;
-	__u64 anon_bytes[WSR_BALLOON_MAX_BINS];
-	__u64 file_bytes[WSR_BALLOON_MAX_BINS];
+	__u64 anon_bytes[WSR_MAX_BINS];
+	__u64 file_bytes[WSR_MAX_BINS];
 };
 
 /* Pinned map "balloon": what wsr last handed to the balloon driver */
@@ -198,10 +219,6 @@ struct wsr_balloon {
 	struct wsr_balloon_config config;	/* the configuration it used */
 	struct wsr_balloon_node nodes[WSR_MAX_NODES];
 };
-
-/* A report's cause on the wire (VIRTIO_BALLOON_WS_CAUSE_*) */
-#define WSR_BALLOON_CAUSE_REQUEST	1
-#define WSR_BALLOON_CAUSE_RECLAIM	2
 
 /* Reclaim reads the device's configuration at most this often */
 #define WSR_BALLOON_CONFIG_CACHE_MS	1000

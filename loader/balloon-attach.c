@@ -22,10 +22,6 @@
 #include "cli.h"
 #include "balloon.skel.h"
 
-/* the balloon programs' pins: they keep the virtio_balloon module loaded */
-const char *const balloon_pins[3] = { "link_balloon_reclaim", "prog_balloon_request",
-				      "link_balloon_request_hook" };
-
 /*
  * Does the virtio_balloon driver have the working-set kfuncs?  A module
  * has them in its own BTF; a driver built in (CONFIG_VIRTIO_BALLOON=y), in
@@ -50,24 +46,12 @@ bool balloon_kfuncs(void)
 	return found;
 }
 
-static bool pinned(const char *name)
+/* the maps this object makes (the pin-name table's); the others are the estimator's, reused */
+static bool own_map(const struct bpf_map *map)
 {
-	char path[PATH_MAX];
+	const struct wsr_pin_name *n = wsr_pin_find(bpf_map__name(map));
 
-	wsr_pin_path(pin_dir, name, path, sizeof(path));
-	return access(path, F_OK) == 0;
-}
-
-bool balloon_attached(void)
-{
-	return pinned(balloon_pins[0]);
-}
-
-/* the maps this object makes; the others are the estimator's, reused */
-static bool own_map(const struct balloon_bpf *skel, const struct bpf_map *map)
-{
-	return map == skel->maps.balloon || map == skel->maps.balloon_claim ||
-	       map == skel->maps.request_scratch;
+	return n && n->balloon;
 }
 
 /*
@@ -89,7 +73,7 @@ static struct balloon_bpf *open_balloon_skel(void)
 		err_msg("cannot open the balloon's BPF object");
 		return NULL;
 	}
-	skel->rodata->nr_nodes = wsr_possible_nodes();
+	skel->rodata->nr_nodes = wsr_possible_nodes(&sys);
 	skel->rodata->walk_steps = wsr_loaded_walk_steps(pin_dir);
 	/* with -v, each program's verifier cost (BPF_LOG_STATS) */
 	if (verbose)
@@ -99,9 +83,9 @@ static struct balloon_bpf *open_balloon_skel(void)
 		/* internal maps (.rodata, .bss) belong to this load only */
 		if (strchr(bpf_map__name(map), '.'))
 			continue;
-		if (own_map(skel, map)) {
+		if (own_map(map)) {
 			/* pinned: reused at load; else made, and pinned by hand */
-			if (!pinned(bpf_map__name(map)))
+			if (!wsr_pinned(pin_dir, bpf_map__name(map)))
 				continue;
 			wsr_pin_path(pin_dir, bpf_map__name(map), path, sizeof(path));
 			if (!bpf_map__set_pin_path(map, path))
@@ -140,13 +124,13 @@ static int pin_own_maps(struct balloon_bpf *skel)
 	char path[PATH_MAX];
 
 	bpf_object__for_each_map(map, skel->obj) {
-		if (!own_map(skel, map) || bpf_map__pin_path(map))
+		if (!own_map(map) || bpf_map__pin_path(map))
 			continue;
-		if (pinned(bpf_map__name(map)))
+		if (wsr_pinned(pin_dir, bpf_map__name(map)))
 			return 1;
 	}
 	bpf_object__for_each_map(map, skel->obj) {
-		if (!own_map(skel, map) || bpf_map__pin_path(map))
+		if (!own_map(map) || bpf_map__pin_path(map))
 			continue;
 		wsr_pin_path(pin_dir, bpf_map__name(map), path, sizeof(path));
 		if (bpf_map__pin(map, path)) {
@@ -172,10 +156,11 @@ static int pin_own_maps(struct balloon_bpf *skel)
 int balloon_attach(void)
 {
 	struct balloon_bpf *skel = NULL;
+	struct wsr_err werr = { "" };
 	char path[PATH_MAX];
 	int err = -1, dir, tries = 0, raced;
 
-	if (balloon_attached())
+	if (wsr_balloon_attached(pin_dir))
 		return 0;
 	if (!balloon_kfuncs()) {
 		err_msg("the virtio_balloon driver is not loaded or has no working-set kfuncs");
@@ -198,7 +183,7 @@ again:
 		err_msg("cannot lock %s: %s", pin_dir, strerror(errno));
 		goto out;
 	}
-	if (balloon_attached()) {
+	if (wsr_balloon_attached(pin_dir)) {
 		err = 0;
 		goto out;
 	}
@@ -214,11 +199,17 @@ again:
 		err_msg("the balloon's maps were pinned by another load twice in a row");
 		goto out;
 	}
-	wsr_pin_path(pin_dir, balloon_pins[1], path, sizeof(path));
+	wsr_pin_path(pin_dir, WSR_PIN_PROG_BALLOON_REQUEST, path, sizeof(path));
 	if (bpf_program__pin(skel->progs.wsr_balloon_request, path) ||
-	    pin_link(bpf_program__attach(skel->progs.wsr_balloon_reclaim), balloon_pins[0]) ||
-	    pin_link(bpf_program__attach(skel->progs.wsr_balloon_request_hook), balloon_pins[2])) {
-		unpin_all(balloon_pins, ARRAY_SIZE(balloon_pins));
+	    wsr_pin_link(pin_dir, bpf_program__attach(skel->progs.wsr_balloon_reclaim),
+			 WSR_PIN_LINK_BALLOON_RECLAIM, &werr) ||
+	    wsr_pin_link(pin_dir, bpf_program__attach(skel->progs.wsr_balloon_request_hook),
+			 WSR_PIN_LINK_BALLOON_REQUEST_HOOK, &werr)) {
+		if (werr.msg[0])
+			err_msg("%s", werr.msg);
+		else
+			err_msg("cannot pin the balloon request program: %s", strerror(errno));
+		wsr_unpin(pin_dir, true);
 		goto out;
 	}
 	err = 0;
@@ -240,7 +231,7 @@ int balloon_detach(void)
 {
 	int i;
 
-	unpin_all(balloon_pins, ARRAY_SIZE(balloon_pins));
+	wsr_unpin(pin_dir, true);
 	for (i = 0; i < 600; i++) {
 		char buf[16] = "0";
 		FILE *f = fopen("/sys/module/virtio_balloon/refcnt", "r");

@@ -54,11 +54,12 @@ static int device_json(struct json_object *o, const char *dir, char *ivals)
 	__u32 i;
 
 	err = add_intervals(cfg, ivals) |
-	      wsr_json_add(cfg, "refresh_ms", wsr_json_u64(balloon_read_u64(dir, "refresh_ms"))) |
-	      wsr_json_add(cfg, "report_ms", wsr_json_u64(balloon_read_u64(dir, "report_ms")));
+	      wsr_json_add(cfg, "refresh_ms",
+			   wsr_json_u64(wsr_balloon_read_u64(dir, "refresh_ms"))) |
+	      wsr_json_add(cfg, "report_ms", wsr_json_u64(wsr_balloon_read_u64(dir, "report_ms")));
 	for (i = 0; i < ARRAY_SIZE(counters); i++)
 		err |= wsr_json_add(drv, counters[i],
-				    wsr_json_u64(balloon_read_u64(dir, counters[i])));
+				    wsr_json_u64(wsr_balloon_read_u64(dir, counters[i])));
 	return err | wsr_json_add(o, "config", cfg) | wsr_json_add(o, "driver", drv);
 }
 
@@ -74,7 +75,7 @@ static struct json_object *balloon_json(const char *dir, const struct wsr_balloo
 
 	err = (dir ? wsr_json_add(o, "device", json_object_new_string(dir)) :
 		     wsr_json_add_null(o, "device")) |
-	      wsr_json_add(o, "attached", json_object_new_boolean(balloon_attached()));
+	      wsr_json_add(o, "attached", json_object_new_boolean(wsr_balloon_attached(pin_dir)));
 	if (dir)
 		err |= device_json(o, dir, ivals);
 	err |= wsr_json_add(o, "reclaim_passes", wsr_json_u64(b->reclaim_passes)) |
@@ -107,23 +108,23 @@ int print_balloon(const char *dir, const struct wsr_balloon *b, bool json)
 	__u32 n, i;
 
 	if (dir)
-		balloon_read_text(dir, "intervals_ms", ivals, sizeof(ivals));
+		wsr_balloon_read_text(dir, "intervals_ms", ivals, sizeof(ivals));
 	if (json)
 		return wsr_json_print(stdout, balloon_json(dir, b, ivals), "\n");
 	printf("device: %s\nprograms: %s\n", dir ? dir : "none",
-	       balloon_attached() ? "attached" : "detached");
+	       wsr_balloon_attached(pin_dir) ? "attached" : "detached");
 	if (dir) {
 		printf("config: intervals_ms %s refresh_ms %llu report_ms %llu\ndriver:",
-		       ivals, (unsigned long long)balloon_read_u64(dir, "refresh_ms"),
-		       (unsigned long long)balloon_read_u64(dir, "report_ms"));
+		       ivals, (unsigned long long)wsr_balloon_read_u64(dir, "refresh_ms"),
+		       (unsigned long long)wsr_balloon_read_u64(dir, "report_ms"));
 		for (i = 0; i < ARRAY_SIZE(counters); i++)
 			printf(" %s %llu", counters[i],
-			       (unsigned long long)balloon_read_u64(dir, counters[i]));
+			       (unsigned long long)wsr_balloon_read_u64(dir, counters[i]));
 		putchar('\n');
 	}
 	printf("last report: %s, %.1f s ago, data age %llu ms, driver answer %d "
 	       "(sent %llu, refused %llu, answered by the request hook %llu)\n",
-	       wsr_cause_name(b->cause), b->time_ns ? (now_ns() - b->time_ns) / 1e9 : 0.0,
+	       wsr_cause_name(b->cause), b->time_ns ? (wsr_now_ns() - b->time_ns) / 1e9 : 0.0,
 	       (unsigned long long)b->data_age_ms, b->err, (unsigned long long)b->sent,
 	       (unsigned long long)b->refused, (unsigned long long)b->hook_answers);
 	printf("global reclaim passes %llu, configuration read on them %llu times%s\n",

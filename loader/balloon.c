@@ -6,7 +6,6 @@
  * prints in balloon-show.c).
  */
 #include <errno.h>
-#include <glob.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,65 +16,13 @@
 #include <bpf/libbpf.h>
 #include "cli.h"
 
-#define BALLOON_WS_GLOB	"/sys/bus/virtio/drivers/virtio_balloon/virtio*/working_set"
-
-int balloon_read_text(const char *dir, const char *name, char *buf, size_t len)
-{
-	char path[PATH_MAX];
-	FILE *f;
-	bool ok;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	ok = fgets(buf, len, f) != NULL;
-	fclose(f);
-	if (!ok)
-		return -1;
-	buf[strcspn(buf, "\n")] = 0;
-	return 0;
-}
-
-/*
- * The working_set folder of the balloon device the kfuncs report
- * through ("active" reads 1), into @dir: after an unbind and bind, or
- * with several devices, not merely the first one bound.
- */
-int balloon_dir(char *dir, size_t len)
-{
-	char active[8];
-	glob_t g;
-	size_t i;
-	int err = -1;
-
-	if (glob(BALLOON_WS_GLOB, 0, NULL, &g) == 0) {
-		for (i = 0; i < g.gl_pathc && err; i++) {
-			if (balloon_read_text(g.gl_pathv[i], "active", active, sizeof(active)) ||
-			    strcmp(active, "1"))
-				continue;
-			snprintf(dir, len, "%s", g.gl_pathv[i]);
-			err = 0;
-		}
-	}
-	globfree(&g);
-	return err;
-}
-
-__u64 balloon_read_u64(const char *dir, const char *name)
-{
-	char buf[32];
-
-	return balloon_read_text(dir, name, buf, sizeof(buf)) ? 0 : strtoull(buf, NULL, 10);
-}
-
 /* the daemon's claim on the device's requests (see struct wsr_balloon_claim) */
 int balloon_claim(__u64 request, __u64 until_ns)
 {
 	struct wsr_balloon_claim c = { .request = request, .until_ns = until_ns,
 				       .daemon_pid = request || until_ns ? getpid() : 0 };
 	struct wsr_err err;
-	int fd = wsr_pin_open(pin_dir, "balloon_claim", &err), ret;
+	int fd = wsr_pin_open(pin_dir, WSR_PIN_BALLOON_CLAIM, &err), ret;
 
 	if (fd < 0) {
 		err_msg("%s", err.msg);
@@ -95,8 +42,9 @@ int balloon_claim(__u64 request, __u64 until_ns)
  */
 static int balloon_answer(const char *dir, __u64 requests)
 {
-	struct wsr_refresh_args args = { .nodes = wsr_memory_nodes(), .merge = WSR_REFRESH_ALL };
-	__u64 ms = balloon_read_u64(dir, "refresh_ms");
+	struct wsr_refresh_args args = { .nodes = wsr_memory_nodes(&sys),
+					 .merge = WSR_REFRESH_ALL };
+	__u64 ms = wsr_balloon_read_u64(dir, "refresh_ms");
 	unsigned int answered = 0, n;
 	struct wsr_memcg root;
 	struct wsr_err err;
@@ -104,22 +52,22 @@ static int balloon_answer(const char *dir, __u64 requests)
 	int ret, derr = 0;
 	FILE *f;
 
-	if (balloon_claim(requests, now_ns() + WSR_BALLOON_CLAIM_MS * 1000000ULL))
+	if (balloon_claim(requests, wsr_now_ns() + WSR_BALLOON_CLAIM_MS * 1000000ULL))
 		err_msg("warning: cannot claim the balloon device's request: %s", strerror(errno));
-	if (wsr_memcg_resolve("/", &root, &err)) {
+	if (wsr_memcg_resolve(&sys, "/", &root, &err)) {
 		err_msg("%s", err.msg);
 		return -1;
 	}
 	for (n = 0; n < WSR_MAX_NODES; n++)
 		args.refresh_ms[n] = ms;
-	if (wsr_refresh_subtree(pin_dir, &root, &args, &err)) {
+	if (wsr_refresh_subtree(pin_dir, &sys, &root, &args, &err)) {
 		err_msg("%s", err.msg);
 		return -1;
 	}
 	f = fmemopen(out, sizeof(out) - 1, "w");
 	if (!f)
 		return -1;
-	ret = wsr_run_iter(pin_dir, balloon_pins[1], &root, false, f, &err);
+	ret = wsr_run_iter(pin_dir, WSR_PIN_PROG_BALLOON_REQUEST, &root, false, f, &err);
 	fclose(f);
 	if (ret)
 		err_msg("%s", err.msg);
@@ -152,7 +100,7 @@ static int balloon_rewatch(struct balloon_watch *w)
 	char path[PATH_MAX];
 	int i;
 
-	if (balloon_dir(w->dir, sizeof(w->dir)))
+	if (wsr_balloon_dir(&sys, w->dir, sizeof(w->dir)))
 		return -1;
 	for (i = 0; i < 2; i++) {
 		snprintf(path, sizeof(path), "%s/%s", w->dir, watched[i]);
@@ -163,7 +111,7 @@ static int balloon_rewatch(struct balloon_watch *w)
 		balloon_unwatch(w);
 		return -1;
 	}
-	fprintf(stderr, "wsr: serving the balloon device's requests (%s)\n", w->dir);
+	info_msg("serving the balloon device's requests (%s)", w->dir);
 	return 0;
 }
 
@@ -184,10 +132,10 @@ static void log_balloon_config(const char *dir)
 {
 	char ivals[512] = "?";
 
-	balloon_read_text(dir, "intervals_ms", ivals, sizeof(ivals));
-	fprintf(stderr, "wsr: balloon config: intervals_ms %s refresh_ms %llu report_ms %llu\n",
-		ivals, (unsigned long long)balloon_read_u64(dir, "refresh_ms"),
-		(unsigned long long)balloon_read_u64(dir, "report_ms"));
+	wsr_balloon_read_text(dir, "intervals_ms", ivals, sizeof(ivals));
+	info_msg("balloon config: intervals_ms %s refresh_ms %llu report_ms %llu",
+		ivals, (unsigned long long)wsr_balloon_read_u64(dir, "refresh_ms"),
+		(unsigned long long)wsr_balloon_read_u64(dir, "report_ms"));
 }
 
 void balloon_serve(struct balloon_watch *w, int timeout_ms)
@@ -197,7 +145,7 @@ void balloon_serve(struct balloon_watch *w, int timeout_ms)
 	int i;
 
 	/* detached ("wsr balloon detach"): requests wait for an attach */
-	if (!balloon_attached() || (w->fd[0] < 0 && balloon_rewatch(w))) {
+	if (!wsr_balloon_attached(pin_dir) || (w->fd[0] < 0 && balloon_rewatch(w))) {
 		balloon_unwatch(w);
 		poll(NULL, 0, timeout_ms);
 		return;
@@ -212,7 +160,7 @@ void balloon_serve(struct balloon_watch *w, int timeout_ms)
 	if (v[1] != w->seen[1])
 		log_balloon_config(w->dir);
 	/* also those made before we came, or left when an answer failed */
-	if (v[0] > balloon_read_u64(w->dir, "answered") && balloon_answer(w->dir, v[0]))
+	if (v[0] > wsr_balloon_read_u64(w->dir, "answered") && balloon_answer(w->dir, v[0]))
 		err_msg("warning: could not answer the balloon device's request; "
 			"the request hook answers it");
 	w->seen[0] = v[0];
@@ -222,7 +170,7 @@ void balloon_serve(struct balloon_watch *w, int timeout_ms)
 	poll(pfd, 2, timeout_ms);
 }
 
-int cmd_balloon(int argc, char **argv)
+static int do_balloon(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "json", no_argument, NULL, 'j' },
@@ -262,7 +210,7 @@ int cmd_balloon(int argc, char **argv)
 	if (!strcmp(sub, "detach"))
 		return balloon_detach();
 	/* made by the balloon object's first attach: none before is nothing sent */
-	fd = wsr_pin_open(pin_dir, "balloon", &err);
+	fd = wsr_pin_open(pin_dir, WSR_PIN_BALLOON, &err);
 	if (fd < 0 && (fd != -ENOENT || !wsr_loaded(pin_dir))) {
 		err_msg("%s", err.msg);
 		return 1;
@@ -274,9 +222,21 @@ int cmd_balloon(int argc, char **argv)
 	}
 	if (fd >= 0)
 		close(fd);
-	if (print_balloon(balloon_dir(dir, sizeof(dir)) ? NULL : dir, &b, json)) {
+	if (print_balloon(wsr_balloon_dir(&sys, dir, sizeof(dir)) ? NULL : dir, &b, json)) {
 		err_msg("out of memory");
 		return 1;
 	}
 	return 0;
 }
+
+const struct wsr_cmd cmd_balloon = {
+	.name = "balloon",
+	.fn = do_balloon,
+	.synopsis = "[show [--json] | attach | detach]",
+	.help =
+"show (the default): the virtio-balloon device's working-set config (from\n"
+"its driver) and the last report wsr gave it.  attach, detach: attach the\n"
+"programs that report to the balloon (the daemon does at start if the\n"
+"driver is there), or detach them: needed before rmmod virtio_balloon.\n\n"
+JSON_HELP,
+};

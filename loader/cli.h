@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * What the wsr commands share: the global options, the command table's
- * entry, and the option parsing each command runs over its own options
- * (main.c).  The work itself is libwsr's (include/libwsr.h).
+ * What the wsr commands share (cli.c): the global options and the option
+ * parsing each command runs over its own options; their messages are
+ * libwsr's err_msg() and info_msg() (WSR_PROG "wsr").  Each
+ * command's file exports its table entry, its help beside its work, as
+ * bpftool's do; main.c holds the table.  The work itself is libwsr's
+ * (include/libwsr.h).
  */
 #ifndef __WSR_CLI_H
 #define __WSR_CLI_H
@@ -10,26 +13,46 @@
 #include <getopt.h>
 #include <signal.h>
 #include <stdbool.h>
+#include <json-c/json.h>
 #include "libwsr.h"
-#include "json.h"
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
 /* --pin-dir, -v: global options, taken anywhere on the line */
 extern const char *pin_dir;
 extern bool verbose;
+/* the machine's files libwsr reads: the real ones */
+extern const struct wsr_sys sys;
 /* set by SIGINT and SIGTERM, and by watch once --count reports came */
 extern volatile sig_atomic_t exiting;
+/* the command running, whose usage cmd_getopt() prints (main.c sets it) */
+extern const struct wsr_cmd *cur_cmd;
 
-struct cmd {
-	const char *name;
-	int (*fn)(int argc, char **argv);	/* argv[0] is the command's name */
-	const char *synopsis;			/* after "wsr NAME" */
-	const char *help;			/* what it does, then its options */
-};
+/* the options every command takes, after its own in its help */
+#define GLOBAL_HELP \
+"global options, anywhere on the line:\n" \
+"      --pin-dir DIR      bpffs folder of the pins (default /sys/fs/bpf/wsr)\n" \
+"  -v, --verbose          libbpf debug output, with each BPF program's\n" \
+"                         verifier cost (instructions processed)\n" \
+"  -h, --help             this help (wsr COMMAND --help: the command's)\n"
 
-/* "wsr: " and the message, on stderr */
-void err_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* the options several commands take, in their help */
+#define MEMCG_HELP \
+"  -m, --memcg PATH       cgroup v2 path of the memcg (default /: the node\n" \
+"                         level, covering every memcg)\n"
+#define NODE_HELP \
+"  -n, --node N           one node only, printed in the seed's node format\n"
+#define JSON_HELP \
+"  -j, --json             JSON output\n"
+
+/* @c's usage and the global options, on @f */
+void cmd_usage(const struct wsr_cmd *c, FILE *f);
+
+/*
+ * The global options before the command (@usage prints wsr's own on -h);
+ * -1 to go on with the command at argv[optind], else the exit status.
+ */
+int global_getopt(int argc, char **argv, void (*usage)(FILE *f));
 
 /*
  * getopt_long() over the running command's options @opts (short ones in
@@ -49,28 +72,20 @@ bool cmd_args(int argc, char **argv, int nr, const char *what);
 /* --node's value: a node with memory; a message and -1 otherwise */
 int parse_node_opt(const char *arg, int *node);
 
-/* the commands (one file per group) */
-int cmd_show(int argc, char **argv);
-int cmd_reaccess(int argc, char **argv);
-int cmd_metrics(int argc, char **argv);
-int cmd_get(int argc, char **argv);
-int cmd_set(int argc, char **argv);
-int cmd_watch(int argc, char **argv);
-int cmd_daemon(int argc, char **argv);
-int cmd_unload(int argc, char **argv);
-int cmd_balloon(int argc, char **argv);
+/* the commands, each in its file */
+extern const struct wsr_cmd cmd_daemon;		/* daemon.c */
+extern const struct wsr_cmd cmd_show, cmd_reaccess;	/* show.c */
+extern const struct wsr_cmd cmd_metrics;	/* metrics.c */
+extern const struct wsr_cmd cmd_set, cmd_get;	/* knobs.c */
+extern const struct wsr_cmd cmd_watch;		/* watch.c */
+extern const struct wsr_cmd cmd_unload;		/* load.c */
+extern const struct wsr_cmd cmd_balloon;	/* balloon.c */
 
-/* load.c: load the estimator's programs and pin them in pin_dir; unpin */
+/* load.c: load the estimator's programs and pin them in pin_dir */
 int load_and_pin(__u32 walk_steps);
-void unpin_all(const char *const *names, size_t nr);
-struct bpf_link;
-/* pin @link as @name in pin_dir, and drop our reference either way */
-int pin_link(struct bpf_link *link, const char *name);
 
 /* balloon-attach.c: the balloon's programs, loaded apart */
-extern const char *const balloon_pins[3];
 bool balloon_kfuncs(void);
-bool balloon_attached(void);
 int balloon_attach(void);
 int balloon_detach(void);
 
@@ -82,15 +97,10 @@ struct balloon_watch {
 	int fd[2];		/* requests, configs: poll()able */
 	__u64 seen[2];		/* their values when last looked at */
 };
-int balloon_dir(char *dir, size_t len);
-/* the first line of @dir/@name into @buf; 0 or -1 */
-int balloon_read_text(const char *dir, const char *name, char *buf, size_t len);
-/* balloon-show.c: "wsr balloon show [--json]"; -1 when out of memory */
-int print_balloon(const char *dir, const struct wsr_balloon *b, bool json);
-__u64 balloon_read_u64(const char *dir, const char *name);
 void balloon_serve(struct balloon_watch *w, int timeout_ms);
 void balloon_unwatch(struct balloon_watch *w);
 
-__u64 now_ns(void);
+/* balloon-show.c: "wsr balloon show [--json]"; -1 when out of memory */
+int print_balloon(const char *dir, const struct wsr_balloon *b, bool json);
 
 #endif /* __WSR_CLI_H */

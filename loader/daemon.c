@@ -40,7 +40,7 @@ static void age_in_background(void)
 	bool first = true;
 	size_t nr = 0, i;
 	char path[PATH_MAX], dir[256];
-	__u64 ms, now = now_ns();
+	__u64 ms, now = wsr_now_ns();
 	int fd;
 
 	/*
@@ -48,8 +48,7 @@ static void age_in_background(void)
 	 * or a kernel without try_to_inc_max_seq): aging would merge them
 	 * away.  Not more often than WSR_BACKGROUND_MIN_MS.
 	 */
-	wsr_pin_path(pin_dir, "link_aging_begin", path, sizeof(path));
-	if (access(path, F_OK)) {
+	if (!wsr_pinned(pin_dir, WSR_PIN_LINK_AGING_BEGIN)) {
 		if (!said)
 			err_msg("warning: no aging hooks pinned (an older load, or no "
 				"try_to_inc_max_seq): the daemon does not age on its own");
@@ -59,7 +58,7 @@ static void age_in_background(void)
 	if (now - last_ns < WSR_BACKGROUND_MIN_MS * 1000000ULL)
 		return;
 	last_ns = now;
-	wsr_pin_path(pin_dir, "config", path, sizeof(path));
+	wsr_pin_path(pin_dir, WSR_PIN_CONFIG, path, sizeof(path));
 	fd = bpf_obj_get(path);
 	if (fd < 0)
 		return;
@@ -84,13 +83,14 @@ static void age_in_background(void)
 		v[i].a.nodes |= 1ULL << at.node;
 	}
 	close(fd);
-	if (!balloon_dir(dir, sizeof(dir)) && (ms = balloon_read_u64(dir, "refresh_ms"))) {
+	if (!wsr_balloon_dir(&sys, dir, sizeof(dir)) &&
+	    (ms = wsr_balloon_read_u64(dir, "refresh_ms"))) {
 		grown = realloc(v, (nr + 1) * sizeof(*v));
 		if (grown) {
 			v = grown;
 			v[nr] = (struct subtree){ .id = WSR_ROOT_CGROUP,
 						  .a.merge = WSR_REFRESH_BACKGROUND,
-						  .a.nodes = wsr_memory_nodes() };
+						  .a.nodes = wsr_memory_nodes(&sys) };
 			for (i = 0; i < WSR_MAX_NODES; i++)
 				v[nr].a.refresh_ms[i] = ms;
 			nr++;
@@ -102,7 +102,7 @@ static void age_in_background(void)
 
 		err.msg[0] = 0;
 		snprintf(m.rel, sizeof(m.rel), "cgroup id %llu", (unsigned long long)v[i].id);
-		if (wsr_refresh_subtree(pin_dir, &m, &v[i].a, &err) && err.msg[0])
+		if (wsr_refresh_subtree(pin_dir, &sys, &m, &v[i].a, &err) && err.msg[0])
 			err_msg("%s", err.msg);
 	}
 	free(v);
@@ -116,7 +116,7 @@ static void check_limits(struct wsr_stats *logged)
 	int fd;
 
 	/* quietly: "wsr unload" may have removed it under a running daemon */
-	wsr_pin_path(pin_dir, "stats", path, sizeof(path));
+	wsr_pin_path(pin_dir, WSR_PIN_STATS, path, sizeof(path));
 	fd = bpf_obj_get(path);
 	if (fd < 0)
 		return;
@@ -163,7 +163,7 @@ static void check_nonleaf_young(void)
 
 	if (!f)
 		return;
-	if (fscanf(f, "%x", &caps) == 1 && (caps & 0x4) && wsr_possible_nodes() > 1)
+	if (fscanf(f, "%x", &caps) == 1 && (caps & 0x4) && wsr_possible_nodes(&sys) > 1)
 		err_msg("warning: MGLRU non-leaf young (0x0004) is on with several NUMA nodes: "
 			"hot pages can read as idle when nodes age back to back; "
 			"\"echo 0x0003 > /sys/kernel/mm/lru_gen/enabled\" avoids it");
@@ -216,7 +216,7 @@ static int daemon_options(int argc, char **argv, __u64 *interval_ms, __u64 *walk
 	return cmd_args(argc, argv, 0, NULL) ? 0 : 2;
 }
 
-int cmd_daemon(int argc, char **argv)
+static int do_daemon(int argc, char **argv)
 {
 	struct balloon_watch bw = { .fd = { -1, -1 } };
 	__u64 interval_ms = 1000, walk_steps = WSR_MAX_WALK_STEPS;
@@ -245,35 +245,35 @@ int cmd_daemon(int argc, char **argv)
 		return 1;
 	}
 	if (wsr_loaded(pin_dir)) {
-		fprintf(stderr, "wsr: adopting the programs pinned in %s\n", pin_dir);
+		info_msg("adopting the programs pinned in %s", pin_dir);
 	} else {
 		if (load_and_pin(walk_steps))
 			return 1;
-		fprintf(stderr, "wsr: loaded and pinned in %s\n", pin_dir);
+		info_msg("loaded and pinned in %s", pin_dir);
 	}
 	pins = wsr_loaded_inode(pin_dir);
 	check_nonleaf_young();
 	balloon_module_appeared(&module);
-	if (balloon_kfuncs() && !balloon_attached() && !balloon_attach())
-		fprintf(stderr, "wsr: balloon programs attached\n");
+	if (balloon_kfuncs() && !wsr_balloon_attached(pin_dir) && !balloon_attach())
+		info_msg("balloon programs attached");
 	while (!exiting) {
 		/*
 		 * Unloaded, or loaded again by another daemon: these are not
 		 * our programs any more, and two daemons would age twice.
 		 */
 		if (wsr_loaded_inode(pin_dir) != pins) {
-			fprintf(stderr, "wsr: the programs in %s were unloaded or replaced: "
-				"exiting\n", pin_dir);
+			info_msg("the programs in %s were unloaded or replaced: exiting",
+				 pin_dir);
 			break;
 		}
 		/*
 		 * virtio_balloon loaded after we started: attach to it.  Only
 		 * then: "wsr balloon detach" must stay detached for an rmmod.
 		 */
-		if (balloon_module_appeared(&module) && balloon_kfuncs() && !balloon_attached()) {
+		if (balloon_module_appeared(&module) && balloon_kfuncs() &&
+		    !wsr_balloon_attached(pin_dir)) {
 			if (!balloon_attach())
-				fprintf(stderr, "wsr: virtio_balloon loaded: balloon programs "
-					"attached\n");
+				info_msg("virtio_balloon loaded: balloon programs attached");
 			else
 				module = 0;	/* try again next time */
 		}
@@ -281,7 +281,7 @@ int cmd_daemon(int argc, char **argv)
 		 * Requests are ours for WSR_BALLOON_DAEMON_MS, then the request
 		 * hook's; the claim's map comes with the balloon's first attach.
 		 */
-		if (!claimed && balloon_attached())
+		if (!claimed && wsr_balloon_attached(pin_dir))
 			claimed = !balloon_claim(0, 1);
 		check_limits(&logged);
 		if (!seed_aging)
@@ -291,6 +291,35 @@ int cmd_daemon(int argc, char **argv)
 	if (claimed)
 		balloon_claim(0, 0);
 	balloon_unwatch(&bw);
-	fprintf(stderr, "wsr: exiting; the programs stay attached (\"wsr unload\" detaches)\n");
+	info_msg("exiting; the programs stay attached (\"wsr unload\" detaches)");
 	return 0;
 }
+
+const struct wsr_cmd cmd_daemon = {
+	.name = "daemon",
+	.fn = do_daemon,
+	.synopsis = "[--interval-ms MS] [--max-walk-steps N] [--seed-aging]",
+	.help =
+"Load the BPF programs (or adopt pinned ones), answer the balloon device's\n"
+"requests, attach to virtio_balloon when it is loaded; runs in the\n"
+"foreground, logs to stderr, stops on SIGTERM; programs stay attached\n"
+"after it exits.\n\n"
+"      --interval-ms MS   the daemon's period (1000; 1 to 3600000): each\n"
+"                         period it ages (not with --seed-aging; at most\n"
+"                         every 500 ms), looks at the balloon device if it\n"
+"                         sent nothing, and attaches to a virtio_balloon\n"
+"                         loaded since\n"
+"      --max-walk-steps N when it loads the programs: steps a report's\n"
+"                         memcg walk may take (one per memcg or level; 1 to\n"
+"                         1048576, the default); a walk cut short makes an\n"
+"                         incomplete report (\"incomplete\":true, a warning)\n"
+"      --seed-aging       age only as the seed does, on reads and balloon\n"
+"                         requests.  Without it the daemon also ages, at\n"
+"                         each --interval-ms (at most every 500 ms) every\n"
+"                         lruvec of 64 pages or more whose memcg (or\n"
+"                         an ancestor) has refresh_ms and whose youngest\n"
+"                         generation is older than that (not below\n"
+"                         memory.min), and every lruvec at the balloon\n"
+"                         device's refresh_ms: histograms stay right at both\n"
+"                         ends (docs/estimator.md: \"Aging and idle ages\")\n",
+};

@@ -46,9 +46,9 @@ static int knob_options(int argc, char **argv, const char **memcg, int *node, bo
 	return 0;
 }
 
-int cmd_set(int argc, char **argv)
+static int do_set(int argc, char **argv)
 {
-	__u64 nodes = wsr_memory_nodes();
+	__u64 nodes = wsr_memory_nodes(&sys);
 	const char *memcg, *value;
 	struct wsr_err err;
 	struct wsr_memcg m;
@@ -66,7 +66,7 @@ int cmd_set(int argc, char **argv)
 			"reaccess_intervals_ms)", argv[optind]);
 		return 2;
 	}
-	if (wsr_parse_node_value(argv[optind + 1], wsr_possible_nodes(), &node, &value, &err)) {
+	if (wsr_parse_node_value(argv[optind + 1], wsr_possible_nodes(&sys), &node, &value, &err)) {
 		err_msg("%s", err.msg);
 		return 2;
 	}
@@ -77,10 +77,10 @@ int cmd_set(int argc, char **argv)
 	if (node < 0)
 		node = opt_node;
 	if (node >= 0 && !(nodes >> node & 1)) {
-		err_msg("node %d has no memory (/sys/devices/system/node/has_memory)", node);
+		err_msg("node %d has no memory (%s/has_memory)", node, sys.node);
 		return 2;
 	}
-	if (wsr_memcg_resolve(memcg, &m, &err) || wsr_pins_open(&p, pin_dir, &err)) {
+	if (wsr_memcg_resolve(&sys, memcg, &m, &err) || wsr_pins_open(&p, pin_dir, &sys, &err)) {
 		err_msg("%s", err.msg);
 		return 1;
 	}
@@ -90,6 +90,17 @@ int cmd_set(int argc, char **argv)
 		err_msg("%s", err.msg);
 	return ret == -EINVAL ? 2 : ret ? 1 : 0;
 }
+
+const struct wsr_cmd cmd_set = {
+	.name = "set",
+	.fn = do_set,
+	.synopsis = "[--memcg PATH] [--node N] KNOB VALUE",
+	.help =
+"Set a knob: intervals_ms, report_ms, refresh_ms, reaccess_intervals_ms;\n"
+"VALUE is N<node>=<v> as in the seed's memory.wss.* files, or <v> for\n"
+"--node or for every node; times are ms, 0 to 1000000000000.\n\n"
+MEMCG_HELP NODE_HELP,
+};
 
 /* the knob's text (as get prints it) as a JSON string, or NULL when out of memory */
 static struct json_object *knob_json(const struct wsr_config *cfg, enum wsr_knob knob)
@@ -108,9 +119,9 @@ static struct json_object *knob_json(const struct wsr_config *cfg, enum wsr_knob
 	return o;
 }
 
-int cmd_get(int argc, char **argv)
+static int do_get(int argc, char **argv)
 {
-	__u64 nodes = wsr_memory_nodes();
+	__u64 nodes = wsr_memory_nodes(&sys);
 	struct json_object *obj = NULL;
 	struct wsr_config cfg;
 	bool first = true, json = false;
@@ -131,7 +142,7 @@ int cmd_get(int argc, char **argv)
 			"reaccess_intervals_ms");
 		return 2;
 	}
-	if (wsr_memcg_resolve(memcg, &m, &err) || wsr_pins_open(&p, pin_dir, &err)) {
+	if (wsr_memcg_resolve(&sys, memcg, &m, &err) || wsr_pins_open(&p, pin_dir, &sys, &err)) {
 		err_msg("%s", err.msg);
 		return 1;
 	}
@@ -163,3 +174,12 @@ int cmd_get(int argc, char **argv)
 	wsr_pins_close(&p);
 	return ret ? 1 : 0;
 }
+
+const struct wsr_cmd cmd_get = {
+	.name = "get",
+	.fn = do_get,
+	.synopsis = "[--memcg PATH] [--node N] [--json] KNOB",
+	.help =
+"Print a knob (N0=<v> N1=<v> ..., or <v> with --node).\n\n"
+MEMCG_HELP NODE_HELP JSON_HELP,
+};

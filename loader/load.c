@@ -15,10 +15,6 @@
 #include "cli.h"
 #include "wsr.skel.h"
 
-static const char *const link_pins[] = { "link_reclaim", "link_reaccess", "link_offline",
-					 "link_aging_begin", "link_aging_end",
-					 "histogram", "prog_histogram", "prog_refresh" };
-
 /* is every function we attach to in the kernel's BTF (not inlined away)? */
 static int check_attach_targets(struct wsr_bpf *skel)
 {
@@ -59,30 +55,15 @@ static int check_attach_targets(struct wsr_bpf *skel)
 	return err;
 }
 
-void unpin_all(const char *const *names, size_t nr)
+/* pin_link(): @link pinned as @name in pin_dir, or a message and -1 */
+static int pin_link(struct bpf_link *link, const char *name)
 {
-	char path[PATH_MAX];
-	size_t i;
+	struct wsr_err err;
 
-	for (i = 0; i < nr; i++) {
-		wsr_pin_path(pin_dir, names[i], path, sizeof(path));
-		unlink(path);
-	}
-}
-
-int pin_link(struct bpf_link *link, const char *name)
-{
-	char path[PATH_MAX];
-	int err = 0;
-
-	wsr_pin_path(pin_dir, name, path, sizeof(path));
-	if (!link || bpf_link__pin(link, path)) {
-		err_msg("cannot attach or pin %s: %s", name, strerror(errno));
-		err = -1;
-	}
-	/* the pin keeps the link: our fd must not, or unpinning leaves it */
-	bpf_link__destroy(link);
-	return err;
+	if (!wsr_pin_link(pin_dir, link, name, &err))
+		return 0;
+	err_msg("%s", err.msg);
+	return -1;
 }
 
 /* the estimator's object with its maps set to their pins */
@@ -98,7 +79,7 @@ static struct wsr_bpf *open_skel(__u32 walk_steps)
 		err_msg("cannot open the BPF object");
 		return NULL;
 	}
-	skel->rodata->nr_nodes = wsr_possible_nodes();
+	skel->rodata->nr_nodes = wsr_possible_nodes(&sys);
 	skel->rodata->walk_steps = walk_steps;
 	/* with -v, each program's verifier cost (BPF_LOG_STATS) */
 	if (verbose)
@@ -138,26 +119,27 @@ int load_and_pin(__u32 walk_steps)
 		err_msg("cannot store the walk limit: %s", strerror(errno));
 		goto out;
 	}
-	cg = open(WSR_CGROUP_ROOT, O_RDONLY | O_DIRECTORY);
+	cg = open(sys.cgroup, O_RDONLY | O_DIRECTORY);
 	linfo.cgroup.cgroup_fd = cg;
 	linfo.cgroup.order = BPF_CGROUP_ITER_DESCENDANTS_PRE;
 	iopts.link_info = &linfo;
 	iopts.link_info_len = sizeof(linfo);
-	wsr_pin_path(pin_dir, "prog_histogram", path, sizeof(path));
-	if (pin_link(bpf_program__attach(skel->progs.wsr_reclaim), "link_reclaim") ||
-	    pin_link(bpf_program__attach(skel->progs.wsr_offline), "link_offline") ||
-	    pin_link(bpf_program__attach_iter(skel->progs.wsr_histogram, &iopts), "histogram") ||
+	wsr_pin_path(pin_dir, WSR_PIN_PROG_HISTOGRAM, path, sizeof(path));
+	if (pin_link(bpf_program__attach(skel->progs.wsr_reclaim), WSR_PIN_LINK_RECLAIM) ||
+	    pin_link(bpf_program__attach(skel->progs.wsr_offline), WSR_PIN_LINK_OFFLINE) ||
+	    pin_link(bpf_program__attach_iter(skel->progs.wsr_histogram, &iopts),
+		     WSR_PIN_HISTOGRAM) ||
 	    bpf_program__pin(skel->progs.wsr_histogram, path))
 		goto out;
-	wsr_pin_path(pin_dir, "prog_refresh", path, sizeof(path));
+	wsr_pin_path(pin_dir, WSR_PIN_PROG_REFRESH, path, sizeof(path));
 	if (bpf_program__pin(skel->progs.wsr_refresh_list, path))
 		goto out;
 	if (bpf_program__autoload(skel->progs.wsr_reaccess) &&
-	    pin_link(bpf_program__attach(skel->progs.wsr_reaccess), "link_reaccess"))
+	    pin_link(bpf_program__attach(skel->progs.wsr_reaccess), WSR_PIN_LINK_REACCESS))
 		goto out;
 	if (bpf_program__autoload(skel->progs.wsr_aging_begin) &&
-	    (pin_link(bpf_program__attach(skel->progs.wsr_aging_begin), "link_aging_begin") ||
-	     pin_link(bpf_program__attach(skel->progs.wsr_aging_end), "link_aging_end")))
+	    (pin_link(bpf_program__attach(skel->progs.wsr_aging_begin), WSR_PIN_LINK_AGING_BEGIN) ||
+	     pin_link(bpf_program__attach(skel->progs.wsr_aging_end), WSR_PIN_LINK_AGING_END)))
 		goto out;
 	err = 0;
 out:
@@ -168,26 +150,25 @@ out:
 	return err;
 }
 
-int cmd_unload(int argc, char **argv)
+static int do_unload(int argc, char **argv)
 {
-	static const char *const maps[] = { "config", "reports", "live", "reaccess", "stats",
-					    "watchers", "watch0", "watch1", "watch2", "watch3",
-					    "watch4", "watch5", "watch6", "watch7", "scratch_map",
-					    "walks", "refresh_walks", "refresh_args", "balloon",
-					    "request_scratch", "vgens", "aging_scratch",
-					    "balloon_claim" };
-
 	/* the global options only */
 	if (cmd_getopt(argc, argv, "", NULL) != -1)
 		return 2;
 	if (!cmd_args(argc, argv, 0, "unload takes no arguments"))
 		return 2;
-	unpin_all(balloon_pins, ARRAY_SIZE(balloon_pins));
-	unpin_all(link_pins, ARRAY_SIZE(link_pins));
-	unpin_all(maps, ARRAY_SIZE(maps));
+	wsr_unpin(pin_dir, false);
 	if (rmdir(pin_dir) && errno != ENOENT) {
 		err_msg("cannot remove %s: %s", pin_dir, strerror(errno));
 		return 1;
 	}
 	return 0;
 }
+
+const struct wsr_cmd cmd_unload = {
+	.name = "unload",
+	.fn = do_unload,
+	.synopsis = "",
+	.help =
+"Detach the programs and remove the pins.\n",
+};

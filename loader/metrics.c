@@ -63,7 +63,7 @@ static int read_all(const struct wsr_pins *p, const struct memcg_list *l, __u64 
 		return 1;
 	}
 	for (i = 0; i < l->nr; i++) {
-		ret = wsr_memcg_resolve(l->paths[i], &m, &err);
+		ret = wsr_memcg_resolve(&sys, l->paths[i], &m, &err);
 		if (!ret) {
 			for (j = 0; j < i && ids[j] != m.id; j++)
 				;
@@ -135,7 +135,7 @@ static int write_atomic(const char *path, const struct wsr_metrics_entry *e, siz
 		ret = -errno;
 		close(fd);
 	} else {
-		ret = wsr_print_metrics(f, e, nr, sysconf(_SC_PAGESIZE), now_ns());
+		ret = wsr_print_metrics(f, e, nr, sysconf(_SC_PAGESIZE), wsr_now_ns());
 		if (!ret && (fflush(f) || fsync(fileno(f))))
 			ret = -errno;
 		if (fclose(f) && !ret)
@@ -153,7 +153,7 @@ static int write_atomic(const char *path, const struct wsr_metrics_entry *e, siz
 
 enum { OPT_NO_REFRESH = 256 };
 
-int cmd_metrics(int argc, char **argv)
+static int do_metrics(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "memcg", required_argument, NULL, 'm' },
@@ -201,24 +201,24 @@ int cmd_metrics(int argc, char **argv)
 		goto out;
 	}
 	ret = 1;
-	if (wsr_pins_open(&p, pin_dir, &err)) {
+	if (wsr_pins_open(&p, pin_dir, &sys, &err)) {
 		err_msg("%s", err.msg);
 		goto out;
 	}
 	if (all && (wsr_configured_ids(&p, &ids, &nr_ids, &err) ||
-		    wsr_memcg_paths(WSR_CGROUP_ROOT, ids, nr_ids, &found, &nr_found, &err))) {
+		    wsr_memcg_paths(sys.cgroup, ids, nr_ids, &found, &nr_found, &err))) {
 		err_msg("%s", err.msg);
 		goto close;
 	}
 	for (i = 0; i < nr_found; i++)
 		if (add_path(&l, found[i], true))
 			goto oom_close;
-	if (read_all(&p, &l, wsr_memory_nodes(), refresh, &e, &nr))
+	if (read_all(&p, &l, wsr_memory_nodes(&sys), refresh, &e, &nr))
 		goto close;
 	if (output) {
 		ret = write_atomic(output, e, nr);
 	} else {
-		ret = wsr_print_metrics(stdout, e, nr, sysconf(_SC_PAGESIZE), now_ns());
+		ret = wsr_print_metrics(stdout, e, nr, sysconf(_SC_PAGESIZE), wsr_now_ns());
 		if (ret || fflush(stdout)) {
 			err_msg("cannot write the metrics: %s", strerror(ret ? -ret : errno));
 			ret = 1;
@@ -243,3 +243,28 @@ out:
 	free(l.optional);
 	return ret;
 }
+
+const struct wsr_cmd cmd_metrics = {
+	.name = "metrics",
+	.fn = do_metrics,
+	.synopsis = "[--memcg PATH]... [--all-memcgs] [--no-refresh] [--output FILE]",
+	.help =
+"Print the histograms in Prometheus' text format, once, for node_exporter's\n"
+"textfile collector: the node level (memcg \"/\") and the memcgs asked for,\n"
+"each on every node with memory, read as \"wsr show\" reads them.  Metrics,\n"
+"with the names and labels of \"wsr-host balance --metrics\" (memcg where\n"
+"the host has vm):\n"
+"  wsr_working_set_bytes{memcg,node,type=anon|file,idle_le_ms}  a bin's\n"
+"      pages in bytes; idle_le_ms is its upper bound, \"+Inf\" the catch-all\n"
+"  wsr_working_set_age_seconds{memcg,node}   since its data was collected\n"
+"  wsr_working_set_incomplete{memcg,node}    1: its memcg walk ran out of steps\n"
+"  wsr_reports_total{memcg,node,cause=\"reclaim\"}  reports made on reclaim\n\n"
+"  -m, --memcg PATH       this memcg too (repeatable)\n"
+"  -a, --all-memcgs       every memcg with a configuration (wsr set)\n"
+"      --no-refresh       never age, read the live histograms\n"
+"  -o, --output FILE      write FILE instead of stdout, atomically: a\n"
+"                         temporary file in its folder, renamed over it\n\n"
+"example, every minute from cron (node_exporter\n"
+"--collector.textfile.directory=/var/lib/node_exporter):\n"
+"  wsr metrics --all-memcgs -o /var/lib/node_exporter/wsr.prom\n",
+};

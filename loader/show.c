@@ -63,7 +63,7 @@ static int show(int argc, char **argv, bool reaccess)
 		{ 0 },
 	};
 	struct wsr_report reps[WSR_MAX_NODES] = {};
-	__u64 nodes = wsr_memory_nodes();
+	__u64 nodes = wsr_memory_nodes(&sys);
 	const char *memcg = "/";
 	bool json = false, bars = false, no_refresh = false;
 	struct wsr_memcg m;
@@ -100,7 +100,7 @@ static int show(int argc, char **argv, bool reaccess)
 		err_msg("--json and --bars: one or the other");
 		return 2;
 	}
-	if (wsr_memcg_resolve(memcg, &m, &err) || wsr_pins_open(&p, pin_dir, &err)) {
+	if (wsr_memcg_resolve(&sys, memcg, &m, &err) || wsr_pins_open(&p, pin_dir, &sys, &err)) {
 		err_msg("%s", err.msg);
 		return 1;
 	}
@@ -121,12 +121,35 @@ static int show(int argc, char **argv, bool reaccess)
 	return ret ? 1 : 0;
 }
 
-int cmd_show(int argc, char **argv)
+static int do_show(int argc, char **argv)
 {
 	return show(argc, argv, false);
 }
 
-int cmd_reaccess(int argc, char **argv)
+const struct wsr_cmd cmd_show = {
+	.name = "show",
+	.fn = do_show,
+	.synopsis = "[--memcg PATH] [--node N] [--json | --bars] [--no-refresh]",
+	.help =
+"Print the working-set histogram of each node with memory: the last report\n"
+"if younger than refresh_ms, else collected again, after aging the lruvecs\n"
+"with fewer than 4 generations whose youngest is older than refresh_ms and\n"
+"whose memcg is not below memory.min (refresh_ms 0: no aging).\n\n"
+MEMCG_HELP NODE_HELP JSON_HELP
+"  -b, --bars             draw each bin's pages as a bar, anon and file\n"
+"      --no-refresh       never age, print the live histogram\n",
+};
+
+static int do_reaccess(int argc, char **argv)
 {
 	return show(argc, argv, true);
 }
+
+const struct wsr_cmd cmd_reaccess = {
+	.name = "reaccess",
+	.fn = do_reaccess,
+	.synopsis = "[--memcg PATH] [--node N] [--json]",
+	.help =
+"Print the reaccess histogram.\n\n"
+MEMCG_HELP NODE_HELP JSON_HELP,
+};

@@ -33,7 +33,7 @@ static int on_report(void *ctx, __u32 node, const struct wsr_report *rep)
 	return 0;
 }
 
-int cmd_watch(int argc, char **argv)
+static int do_watch(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "memcg", required_argument, NULL, 'm' },
@@ -76,7 +76,7 @@ int cmd_watch(int argc, char **argv)
 	}
 	if (!cmd_args(argc, argv, 0, NULL))
 		return 2;
-	if (wsr_memcg_resolve(memcg, &m, &err) || wsr_pins_open(&p, pin_dir, &err)) {
+	if (wsr_memcg_resolve(&sys, memcg, &m, &err) || wsr_pins_open(&p, pin_dir, &sys, &err)) {
 		err_msg("%s", err.msg);
 		return 1;
 	}
@@ -95,3 +95,15 @@ int cmd_watch(int argc, char **argv)
 	wsr_pins_close(&p);
 	return ret;
 }
+
+const struct wsr_cmd cmd_watch = {
+	.name = "watch",
+	.fn = do_watch,
+	.synopsis = "[--memcg PATH] [--node N] [--json] [--count N]",
+	.help =
+"Wait for reports made on reclaim and print each: global reclaim reports\n"
+"the node level (--memcg /), reclaim within a memcg's limit that memcg; at\n"
+"most one per report_ms; 8 watchers at a time.\n\n"
+MEMCG_HELP NODE_HELP JSON_HELP
+"  -c, --count N          stop after N reports\n",
+};

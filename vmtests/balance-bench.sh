@@ -96,7 +96,7 @@ one_run() {
 	summarize_run "$dir" >"$dir/result"
 }
 
-# summarize_run DIR: one line of key=value for the run (see README)
+# summarize_run DIR: one line of key=value for the run (see docs/policies.md)
 summarize_run() {
 	local dir=$1
 	local vm

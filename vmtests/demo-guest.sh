@@ -5,7 +5,7 @@
 set -e
 step() { printf '\n### %s\n' "$*"; }
 
-step "MGLRU without non-leaf young (0x0003): see README, known kernel behaviour"
+step "MGLRU without non-leaf young (0x0003): see docs/estimator.md, known kernel behaviour"
 echo 0x0003 >/sys/kernel/mm/lru_gen/enabled
 cat /sys/kernel/mm/lru_gen/enabled
 

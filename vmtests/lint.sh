@@ -5,8 +5,9 @@
 # violations planted in temporary copies, to show that they catch them:
 # a shell file with an unquoted variable, a kernel and a QEMU patch with
 # trailing whitespace, a stale allowlist entry, a cover letter that quotes
-# another message than the one allowed.  About 25 s on 2 cores that are
-# busy with other work.
+# another message than the one allowed; and each #define name with one
+# home (vmtests/define-homes.sh).  About 25 s on 2 cores that are busy
+# with other work.
 #
 # Prints "PASS name" or "FAIL name: reason"; exits non-zero on any FAIL.
 set -u
@@ -113,6 +114,32 @@ checkpatch_self_tests() {
 		'^FAIL kernel-series-cover-letter-matches-allowlist: patch 1: TRAILING_WHITESPACE \("trailing whitespace"\) is allowed, the letter does not quote it; patch 1: the letter quotes "Alignment should match open parenthesis", no allowed finding says it$'
 }
 
+# each #define name has one home (vmtests/define-homes.sh), here; and the
+# check finds a planted one: a copy of include/wsr.h beside a header that
+# defines one of its limits again and one of the uapi header's values, in
+# a repository of their own with the kernel series
+defines_have_one_home() {
+	local r=$tmp/homes out
+	out=$("$WSR_ROOT"/vmtests/define-homes.sh)
+	verdict defines_have_one_home "${out:+defined in two headers: $(tr '\n' ';' <<<"$out")}"
+	mkdir -p "$r/include" "$r/kernel-patches"
+	git init -q "$r"
+	cp "$WSR_ROOT"/include/wsr.h "$r/include/"
+	cp "$WSR_ROOT"/kernel-patches/0*.patch "$r/kernel-patches/"
+	printf '#define WSR_MAX_NODES 16\n#define VIRTIO_BALLOON_WS_MAX_MS 1\n#define PLANTED 1\n' \
+		>"$r/include/planted.h"
+	git -C "$r" add -A
+	out=$("$WSR_ROOT"/vmtests/define-homes.sh --root "$r")
+	expect define_homes_catch_planted_defines "$out" \
+		'^VIRTIO_BALLOON_WS_MAX_MS include/planted.h include/uapi/linux/virtio_balloon.h\(kernel-patches\)$' \
+		'^WSR_MAX_NODES include/planted.h include/wsr.h$'
+	if grep -q PLANTED <<<"$out"; then
+		verdict define_homes_pass_a_name_defined_once "PLANTED reported: $out"
+	else
+		verdict define_homes_pass_a_name_defined_once
+	fi
+}
+
 # every target the Makefile declares phony (FORCE aside) has its line in
 # "make help"
 make_help_lists_every_target() {
@@ -153,6 +180,7 @@ balloon_test_files_are_named_after_their_tests() {
 	"$WSR_ROOT"/vmtests/checkpatch.sh
 	shellcheck_self_tests
 	checkpatch_self_tests
+	defines_have_one_home
 	make_help_lists_every_target
 	balloon_test_files_are_named_after_their_tests
 } | tee "$tmp/out"

@@ -22,33 +22,10 @@ fi
 { [ $# = 1 ] && [ -d "$1/include/standard-headers/linux" ]; } ||
 	die "usage: sync-qemu-header.sh [--check] QEMU_TREE"
 qemu=$1
-HDR=include/uapi/linux/virtio_balloon.h
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-# the three pristine kernel files: from the unpacked tree when the kernel
-# build made one, else from the source tarball
-version=$(pkg_version linux-source-6.1)
-tree=$WSR_CACHE/linux-src-$version
-files=("$HDR" scripts/headers_install.sh scripts/unifdef.c)
-mkdir -p "$tmp/k"
-if [ -e "$tree/.git/refs/heads/pristine" ]; then
-	for f in "${files[@]}"; do
-		mkdir -p "$tmp/k/${f%/*}"
-		git -C "$tree" show "pristine:$f" >"$tmp/k/$f"
-	done
-else
-	tar -xf /usr/src/linux-source-6.1.tar.xz -C "$tmp/k" --strip-components=1 \
-		"${files[@]/#/linux-source-6.1/}"
-fi
-for p in "$WSR_ROOT"/kernel-patches/0*.patch; do
-	git -C "$tmp/k" apply --allow-empty --include="$HDR" "$p" ||
-		die "${p##*/} does not apply to $HDR"
-done
-
-# headers_install.sh runs scripts/unifdef from the current folder
-gcc -O1 -w -o "$tmp/k/scripts/unifdef" "$tmp/k/scripts/unifdef.c"
-(cd "$tmp/k" && sh scripts/headers_install.sh "$HDR" "$tmp/installed.h")
+"$WSR_ROOT"/vmtests/uapi-header.sh "$tmp/installed.h"
 
 # QEMU's cp_portable, as its update-linux-headers.sh defines it
 sed -n '/^cp_portable()/,/^}/p' "$qemu/scripts/update-linux-headers.sh" >"$tmp/cp_portable.sh"

@@ -1,7 +1,7 @@
 #!/bin/sh
 # wsr-tiers: the three-tier accuracy benchmark (a hot, a warm and a cold
 # tier, each to stay in its bins for minutes), run inside a test guest
-# (make bench; README "Aging and idle ages").  Prints, per mode, the
+# (make bench; docs/estimator.md "Aging and idle ages").  Prints, per mode, the
 # fraction of each tier in its bins over time and the lowest from minute 3.
 #   WSR_BENCH_TIER_SECONDS  run length per mode (default 600)
 # shellcheck source=../tests/guest/lib.sh
@@ -11,7 +11,7 @@ echo "## Three tiers, both ends of the histogram ($((${WSR_BENCH_TIER_SECONDS:-6
 # start, one memcg on node 0; bins 1, 5, 30, 60, 120, 300 s, refresh_ms
 # 1000, a reader every second.  From minute 3, the fraction of each tier
 # in its bins at each read: hot below 5 s, warm up to 30 s, cold 120 s or
-# more.  "background": the daemon's aging and the kept merges (README);
+# more.  "background": the daemon's aging and the kept merges (docs/estimator.md);
 # "seed": wsr daemon --seed-aging, the seed's rules alone.
 secs=${WSR_BENCH_TIER_SECONDS:-600}
 for mode in background seed; do

@@ -7,7 +7,7 @@
 #include <bpf/bpf.h>
 #include "libwsr.h"
 
-static __u64 now_ns(void)
+__u64 wsr_now_ns(void)
 {
 	struct timespec ts;
 
@@ -85,7 +85,7 @@ int wsr_read_hists(const struct wsr_pins *p, const struct wsr_memcg *m, __u64 no
 		   bool refresh, struct wsr_report *reps, struct wsr_err *err)
 {
 	struct wsr_refresh_args args = {};
-	__u64 stale = 0, now = now_ns();
+	__u64 stale = 0, now = wsr_now_ns();
 	struct wsr_config cfg;
 	__u32 n;
 	int ret;
@@ -108,14 +108,14 @@ int wsr_read_hists(const struct wsr_pins *p, const struct wsr_memcg *m, __u64 no
 		}
 	}
 	if (args.nodes) {
-		ret = wsr_refresh_subtree(p->dir, m, &args, err);
+		ret = wsr_refresh_subtree(p->dir, p->sys, m, &args, err);
 		if (ret)
 			return ret;
 	}
 	if (!stale)
 		return 0;
 	/* walk @m's subtree with the histogram iterator: fills "live" */
-	ret = wsr_run_iter(p->dir, "prog_histogram", m, true, NULL, err);
+	ret = wsr_run_iter(p->dir, WSR_PIN_PROG_HISTOGRAM, m, true, NULL, err);
 	if (ret)
 		return ret;
 	for (n = 0; n < WSR_MAX_NODES; n++) {
@@ -162,7 +162,7 @@ int wsr_set_knob(const struct wsr_pins *p, const struct wsr_memcg *m, __u64 node
 		 int node, enum wsr_knob knob, const char *value, struct wsr_err *err)
 {
 	struct wsr_config cfgs[WSR_MAX_NODES];
-	__u32 nr_nodes = wsr_possible_nodes(), n;
+	__u32 nr_nodes = wsr_possible_nodes(p->sys), n;
 	int ret;
 
 	/* validate for every node first: bad input changes nothing */

@@ -31,30 +31,35 @@ int wsr_node_list(const char *path, __u64 *mask, struct wsr_err *err)
 	return 0;
 }
 
+/* @sys's node list @name; node 0 alone if it does not parse */
+static __u64 node_mask(const struct wsr_sys *sys, const char *name)
+{
+	char path[PATH_MAX];
+	struct wsr_err err;
+	__u64 mask;
+
+	snprintf(path, sizeof(path), "%s/%s", sys->node, name);
+	return wsr_node_list(path, &mask, &err) ? 1 : mask;
+}
+
 /*
  * The CLI refuses a machine whose lists do not parse before it runs a
  * command, so these two fall back quietly.
  */
-__u32 wsr_possible_nodes(void)
+__u32 wsr_possible_nodes(const struct wsr_sys *sys)
 {
-	struct wsr_err err;
-	__u64 mask;
+	__u64 mask = node_mask(sys, "possible");
 	__u32 n = 0;
 
-	if (wsr_node_list(WSR_NODE_SYSFS "/possible", &mask, &err))
-		return 1;
 	while (n < WSR_MAX_NODES && mask >> n)
 		n++;
 	return n ? n : 1;
 }
 
 /* the nodes a histogram covers (the seed's N_MEMORY) */
-__u64 wsr_memory_nodes(void)
+__u64 wsr_memory_nodes(const struct wsr_sys *sys)
 {
-	struct wsr_err err;
-	__u64 mask;
-
-	return wsr_node_list(WSR_NODE_SYSFS "/has_memory", &mask, &err) ? 1 : mask;
+	return node_mask(sys, "has_memory");
 }
 
 int wsr_memcg_lookup(const char *root, const char *path, struct wsr_memcg *m,
@@ -109,16 +114,17 @@ int wsr_memcg_lookup(const char *root, const char *path, struct wsr_memcg *m,
 	return 0;
 }
 
-int wsr_memcg_resolve(const char *path, struct wsr_memcg *m, struct wsr_err *err)
+int wsr_memcg_resolve(const struct wsr_sys *sys, const char *path, struct wsr_memcg *m,
+		      struct wsr_err *err)
 {
 	struct statfs sfs;
 
-	if (statfs(WSR_CGROUP_ROOT, &sfs) || sfs.f_type != CGROUP2_SUPER_MAGIC) {
-		snprintf(err->msg, sizeof(err->msg), "no cgroup v2 hierarchy mounted on %s",
-			 WSR_CGROUP_ROOT);
+	if (statfs(sys->cgroup, &sfs) || sfs.f_type != CGROUP2_SUPER_MAGIC) {
+		snprintf(err->msg, sizeof(err->msg), "no cgroup v2 hierarchy mounted on %.4000s",
+			 sys->cgroup);
 		return -ENODEV;
 	}
-	return wsr_memcg_lookup(WSR_CGROUP_ROOT, path, m, err);
+	return wsr_memcg_lookup(sys->cgroup, path, m, err);
 }
 
 /* what wsr_memcg_paths() has found so far */

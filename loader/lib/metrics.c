@@ -2,7 +2,7 @@
 /*
  * libwsr: a guest's histograms in Prometheus' text format (libwsr.h), for
  * node_exporter's textfile collector.  The names, units and labels are
- * wsr-host balance's where the meaning is the same (prom.h): the memcg
+ * wsr-host balance's where the meaning is the same (lib/prom.c): the memcg
  * label stands where the host has vm.
  */
 #include <errno.h>

@@ -6,7 +6,81 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
+#include <bpf/libbpf.h>
 #include "libwsr.h"
+
+#define MAP(name)	{ name, WSR_PIN_MAP, false }
+#define LINK(name)	{ name, WSR_PIN_LINK, false }
+#define PROG(name)	{ name, WSR_PIN_PROG, false }
+#define RING(slot)	MAP("watch" #slot)
+
+const struct wsr_pin_name wsr_pin_names[] = {
+	RING(0), RING(1), RING(2), RING(3), RING(4), RING(5), RING(6), RING(7),
+	MAP(WSR_PIN_CONFIG), MAP(WSR_PIN_REPORTS), MAP(WSR_PIN_LIVE), MAP(WSR_PIN_REACCESS),
+	MAP(WSR_PIN_STATS), MAP(WSR_PIN_WATCHERS), MAP(WSR_PIN_REFRESH_ARGS), MAP("scratch_map"),
+	MAP("walks"), MAP("refresh_walks"), MAP("vgens"), MAP("aging_scratch"),
+	LINK(WSR_PIN_LINK_RECLAIM), LINK(WSR_PIN_LINK_REACCESS), LINK(WSR_PIN_LINK_OFFLINE),
+	LINK(WSR_PIN_LINK_AGING_BEGIN), LINK(WSR_PIN_LINK_AGING_END), LINK(WSR_PIN_HISTOGRAM),
+	PROG(WSR_PIN_PROG_HISTOGRAM), PROG(WSR_PIN_PROG_REFRESH),
+	/* the balloon object's */
+	{ WSR_PIN_BALLOON, WSR_PIN_MAP, true },
+	{ WSR_PIN_BALLOON_CLAIM, WSR_PIN_MAP, true },
+	{ "request_scratch", WSR_PIN_MAP, true },
+	{ WSR_PIN_LINK_BALLOON_RECLAIM, WSR_PIN_LINK, true },
+	{ WSR_PIN_PROG_BALLOON_REQUEST, WSR_PIN_PROG, true },
+	{ WSR_PIN_LINK_BALLOON_REQUEST_HOOK, WSR_PIN_LINK, true },
+};
+
+const unsigned int wsr_nr_pin_names = sizeof(wsr_pin_names) / sizeof(wsr_pin_names[0]);
+
+const struct wsr_pin_name *wsr_pin_find(const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < wsr_nr_pin_names; i++)
+		if (!strcmp(wsr_pin_names[i].name, name))
+			return &wsr_pin_names[i];
+	return NULL;
+}
+
+/* the balloon's programs and links: what keeps the virtio_balloon module */
+static bool balloon_prog(const struct wsr_pin_name *n)
+{
+	return n->balloon && n->kind != WSR_PIN_MAP;
+}
+
+void wsr_unpin(const char *dir, bool balloon_progs)
+{
+	char path[PATH_MAX];
+	unsigned int i, pass;
+
+	/* the balloon's programs first: an unload lets the module go as a detach does */
+	for (pass = 0; pass < (balloon_progs ? 1 : 2); pass++) {
+		for (i = 0; i < wsr_nr_pin_names; i++) {
+			if (balloon_prog(&wsr_pin_names[i]) != !pass)
+				continue;
+			wsr_pin_path(dir, wsr_pin_names[i].name, path, sizeof(path));
+			unlink(path);
+		}
+	}
+}
+
+int wsr_pin_link(const char *dir, struct bpf_link *link, const char *name,
+		 struct wsr_err *err)
+{
+	char path[PATH_MAX];
+	int ret = 0;
+
+	wsr_pin_path(dir, name, path, sizeof(path));
+	if (!link || bpf_link__pin(link, path)) {
+		ret = -errno;
+		snprintf(err->msg, sizeof(err->msg), "cannot attach or pin %s: %s", name,
+			 strerror(errno));
+	}
+	/* the pin keeps the link: our fd must not, or unpinning leaves it */
+	bpf_link__destroy(link);
+	return ret;
+}
 
 void wsr_pin_path(const char *dir, const char *name, char *buf, size_t len)
 {
@@ -40,15 +114,17 @@ void wsr_pins_close(struct wsr_pins *p)
 	}
 }
 
-int wsr_pins_open(struct wsr_pins *p, const char *dir, struct wsr_err *err)
+int wsr_pins_open(struct wsr_pins *p, const char *dir, const struct wsr_sys *sys,
+		  struct wsr_err *err)
 {
-	static const char *const names[] = { "config", "reports", "live", "reaccess",
-					     "watchers" };
+	static const char *const names[] = { WSR_PIN_CONFIG, WSR_PIN_REPORTS, WSR_PIN_LIVE,
+					     WSR_PIN_REACCESS, WSR_PIN_WATCHERS };
 	int *fds[] = { &p->config, &p->reports, &p->live, &p->reaccess, &p->watchers };
 	size_t i;
 	int ret;
 
 	p->dir = dir;
+	p->sys = sys;
 	for (i = 0; i < sizeof(fds) / sizeof(fds[0]); i++)
 		*fds[i] = -1;
 	/*
@@ -69,12 +145,22 @@ int wsr_pins_open(struct wsr_pins *p, const char *dir, struct wsr_err *err)
 	return 0;
 }
 
-bool wsr_loaded(const char *dir)
+bool wsr_pinned(const char *dir, const char *name)
 {
 	char path[PATH_MAX];
 
-	wsr_pin_path(dir, "link_reclaim", path, sizeof(path));
+	wsr_pin_path(dir, name, path, sizeof(path));
 	return access(path, F_OK) == 0;
+}
+
+bool wsr_loaded(const char *dir)
+{
+	return wsr_pinned(dir, WSR_PIN_LINK_RECLAIM);
+}
+
+bool wsr_balloon_attached(const char *dir)
+{
+	return wsr_pinned(dir, WSR_PIN_LINK_BALLOON_RECLAIM);
 }
 
 /* a new load pins a new reclaim link, with a new inode */
@@ -83,7 +169,7 @@ ino_t wsr_loaded_inode(const char *dir)
 	char path[PATH_MAX];
 	struct stat st;
 
-	wsr_pin_path(dir, "link_reclaim", path, sizeof(path));
+	wsr_pin_path(dir, WSR_PIN_LINK_RECLAIM, path, sizeof(path));
 	return stat(path, &st) ? 0 : st.st_ino;
 }
 
@@ -93,7 +179,7 @@ __u32 wsr_loaded_walk_steps(const char *dir)
 	char path[PATH_MAX];
 	int fd;
 
-	wsr_pin_path(dir, "stats", path, sizeof(path));
+	wsr_pin_path(dir, WSR_PIN_STATS, path, sizeof(path));
 	fd = bpf_obj_get(path);
 	if (fd < 0)
 		return WSR_MAX_WALK_STEPS;

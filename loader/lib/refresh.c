@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
@@ -76,20 +77,23 @@ out:
 	return ret;
 }
 
-void wsr_swap_state(struct wsr_refresh_args *a)
+void wsr_swap_state(const struct wsr_sys *sys, struct wsr_refresh_args *a)
 {
-	char line[128];
-	FILE *f = fopen("/proc/sys/vm/swappiness", "r");
+	char line[128], path[PATH_MAX];
 	unsigned long long kb;
+	FILE *f;
 
 	a->swappiness = 60;
 	a->swap_free = 0;
+	snprintf(path, sizeof(path), "%s/sys/vm/swappiness", sys->proc);
+	f = fopen(path, "r");
 	if (f) {
 		if (fscanf(f, "%u", &a->swappiness) != 1)
 			a->swappiness = 60;
 		fclose(f);
 	}
-	f = fopen("/proc/meminfo", "r");
+	snprintf(path, sizeof(path), "%s/meminfo", sys->proc);
+	f = fopen(path, "r");
 	if (!f)
 		return;
 	while (fgets(line, sizeof(line), f))
@@ -117,24 +121,27 @@ int wsr_age_lines(int fd, const char *buf, size_t n, struct wsr_err *err)
 	return 0;
 }
 
+/* one read() of the refresh iterator: the commands of many lruvecs */
+#define ITER_BUF	(64 * 1024)
+
 /*
  * Work grows with the subtree, not with the machine.  A cgroup iterator
  * stops when its read buffer is full: what it printed is aged, and it
  * runs again, until a run ends by itself.
  */
-int wsr_refresh_subtree(const char *dir, const struct wsr_memcg *m,
+int wsr_refresh_subtree(const char *dir, const struct wsr_sys *sys, const struct wsr_memcg *m,
 			struct wsr_refresh_args *a, struct wsr_err *err)
 {
-	static char buf[64 * 1024];
 	int args = -1, prog = -1, cg = -1, fd = -1, iter, ret;
+	char *buf = NULL;
 	__u32 tgid = getpid(), run;
 	bool said = false;
 	ssize_t n;
 
-	ret = args = wsr_pin_open(dir, "refresh_args", err);
+	ret = args = wsr_pin_open(dir, WSR_PIN_REFRESH_ARGS, err);
 	if (args < 0)
 		goto out;
-	ret = prog = wsr_pin_open(dir, "prog_refresh", err);
+	ret = prog = wsr_pin_open(dir, WSR_PIN_PROG_REFRESH, err);
 	if (prog < 0)
 		goto out;
 	if (m->abs[0]) {
@@ -146,15 +153,21 @@ int wsr_refresh_subtree(const char *dir, const struct wsr_memcg *m,
 			goto out;
 		}
 	}
-	fd = open(WSR_LRU_GEN_DEBUGFS, O_WRONLY);
+	fd = open(sys->lru_gen, O_WRONLY);
 	if (fd < 0) {
 		ret = -errno;
 		snprintf(err->msg, sizeof(err->msg),
-			 "cannot open %s: %s (needs debugfs and CONFIG_LRU_GEN)",
-			 WSR_LRU_GEN_DEBUGFS, strerror(-ret));
+			 "cannot open %.4000s: %s (needs debugfs and CONFIG_LRU_GEN)",
+			 sys->lru_gen, strerror(-ret));
 		goto out;
 	}
-	wsr_swap_state(a);
+	buf = malloc(ITER_BUF);
+	if (!buf) {
+		ret = -ENOMEM;
+		snprintf(err->msg, sizeof(err->msg), "out of memory for the refresh's commands");
+		goto out;
+	}
+	wsr_swap_state(sys, a);
 	a->start_j = 0;
 	if (bpf_map_update_elem(args, &tgid, a, BPF_ANY)) {
 		ret = -errno;
@@ -175,7 +188,7 @@ int wsr_refresh_subtree(const char *dir, const struct wsr_memcg *m,
 			}
 			break;
 		}
-		while ((n = read(iter, buf, sizeof(buf))) > 0 &&
+		while ((n = read(iter, buf, ITER_BUF)) > 0 &&
 		       !(said = wsr_age_lines(fd, buf, n, err) < 0))
 			;
 		if (!n) {
@@ -192,6 +205,7 @@ int wsr_refresh_subtree(const char *dir, const struct wsr_memcg *m,
 			 m->rel, strerror(-ret));
 	bpf_map_delete_elem(args, &tgid);
 out:
+	free(buf);
 	if (fd >= 0)
 		close(fd);
 	if (cg >= 0)

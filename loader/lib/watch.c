@@ -11,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
-#include <time.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -85,9 +84,8 @@ out:
 int wsr_watch_open(const struct wsr_pins *p, const struct wsr_memcg *m, int node,
 		   wsr_report_fn fn, void *ctx, struct wsr_watch **out, struct wsr_err *err)
 {
-	struct timespec ts;
 	struct wsr_watch *w;
-	char name[16];
+	const char *name;
 	int slot, fd, ret;
 
 	w = calloc(1, sizeof(*w));
@@ -100,12 +98,12 @@ int wsr_watch_open(const struct wsr_pins *p, const struct wsr_memcg *m, int node
 		free(w);
 		return slot;
 	}
-	/* reports made from now on: the clock reports are stamped with */
-	clock_gettime(CLOCK_BOOTTIME, &ts);
+	/* reports made from now on */
 	*w = (struct wsr_watch){ .p = p, .id = m->id, .node = node, .fn = fn, .ctx = ctx,
-				 .since_ns = ts.tv_sec * 1000000000ULL + ts.tv_nsec,
+				 .since_ns = wsr_now_ns(),
 				 .slot = slot, .fd = -1 };
-	snprintf(name, sizeof(name), "watch%d", slot);
+	/* the table lists the rings first, slot by slot */
+	name = wsr_pin_names[slot].name;
 	fd = wsr_pin_open(p->dir, name, err);
 	if (fd >= 0) {
 		w->fd = fd;

@@ -129,8 +129,10 @@ test_balance_deflates_under_pressure() {
 	wait_mark READY 200 || return
 	"$HOST" --qmp "$G_EVENTS" watch --json >"$tmp/events" 2>&1 &
 	watcher=$!
+	# --on-exit keep: the second balance takes over the squeezed guest
 	"$HOST" balance --vm "guest=$G_QMP" --policy working-set --report-ms 1000 \
-		--request-ms 1000 --metrics "127.0.0.1:$port" >"$tmp/decisions" 2>"$tmp/balance.err" &
+		--request-ms 1000 --metrics "127.0.0.1:$port" --on-exit keep \
+		>"$tmp/decisions" 2>"$tmp/balance.err" &
 	bal=$!
 	if wait_mark SQUEEZED 200; then
 		echo "    | squeezed: $MARK" >&2

@@ -1,4 +1,4 @@
-# Both ends of a histogram right at once (README "Aging and idle ages"):
+# Both ends of a histogram right at once (docs/estimator.md "Aging and idle ages"):
 # a hot tier (16 MiB touched every 100 ms), a warm tier (32 MiB every 8 s)
 # and a cold tier (64 MiB idle since the start) in one memcg on node 0,
 # refresh_ms 1000, read as fast as wsr show runs (tens of times a second,

@@ -35,11 +35,12 @@ static const char *promtool_check(const char *text)
 			pclose(p);
 		}
 	}
-	CHECK(tool[0], "no promtool: vmtests/get-promtool.sh failed (or set WSR_PROMTOOL)");
+	/* vmtests/get-promtool.sh, or $WSR_PROMTOOL */
+	ASSERT_NEQ(tool[0], 0, "promtool's path");
 	snprintf(out, sizeof(out), "/tmp/wsr-metrics-test.%d", (int)getpid());
 	snprintf(cmd, sizeof(cmd), "'%s' check metrics >%s 2>&1", tool, out);
 	p = popen(cmd, "w");
-	CHECK(p, "cannot run %s", tool);
+	ASSERT_OK_PTR(p, "run %s", tool);
 	fputs(text, p);
 	st = pclose(p);
 	p = fopen(out, "r");
@@ -48,8 +49,7 @@ static const char *promtool_check(const char *text)
 	if (p)
 		fclose(p);
 	remove(out);
-	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "promtool check metrics: status %d: %s",
-	      st, cmd);
+	ASSERT_EQ(st, 0, "promtool check metrics: %s", cmd);
 	return NULL;
 }
 

@@ -10,7 +10,7 @@ static const char *empty_cache_asks_the_driver(void)
 {
 	struct wsr_balloon b = {0};
 
-	CHECK(wsr_balloon_ask_driver(&b, 5000 * MS), "an empty cache was trusted");
+	ASSERT_TRUE(wsr_balloon_ask_driver(&b, 5000 * MS), "ask with nothing cached");
 	return NULL;
 }
 
@@ -19,10 +19,10 @@ static const char *reports_off_skip_the_driver_within_a_second(void)
 {
 	struct wsr_balloon b = { .cache_ns = 5000 * MS, .cache_report_ms = 0 };
 
-	CHECK(!wsr_balloon_ask_driver(&b, 5000 * MS), "asked at once");
-	CHECK(!wsr_balloon_ask_driver(&b, 5999 * MS), "asked 999 ms after");
-	CHECK(wsr_balloon_ask_driver(&b, 6000 * MS), "not asked 1000 ms after: "
-	      "a new report_ms would never be seen");
+	ASSERT_FALSE(wsr_balloon_ask_driver(&b, 5000 * MS), "ask at once");
+	ASSERT_FALSE(wsr_balloon_ask_driver(&b, 5999 * MS), "ask 999 ms after");
+	/* else a new report_ms would never be seen */
+	ASSERT_TRUE(wsr_balloon_ask_driver(&b, 6000 * MS), "ask 1000 ms after");
 	return NULL;
 }
 
@@ -32,10 +32,10 @@ static const char *reports_on_ask_the_driver_when_due(void)
 	struct wsr_balloon b = { .cache_ns = 5000 * MS, .cache_report_ms = 300,
 				 .claim_ns = 5000 * MS };
 
-	CHECK(!wsr_balloon_ask_driver(&b, 5299 * MS), "asked 299 ms after the last report");
-	CHECK(wsr_balloon_ask_driver(&b, 5300 * MS), "not asked 300 ms after the last report");
+	ASSERT_FALSE(wsr_balloon_ask_driver(&b, 5299 * MS), "ask 299 ms after the last report");
+	ASSERT_TRUE(wsr_balloon_ask_driver(&b, 5300 * MS), "ask 300 ms after the last report");
 	b.claim_ns = 0;
-	CHECK(wsr_balloon_ask_driver(&b, 5001 * MS), "no report yet, and not asked");
+	ASSERT_TRUE(wsr_balloon_ask_driver(&b, 5001 * MS), "ask with no report yet");
 	return NULL;
 }
 

@@ -21,8 +21,8 @@ static const char *generation_inside_one_bin_lands_there(void)
 	struct wsr_bounds b = { .j = {100, 200, 300}, .n = 3 };
 
 	wsr_bin_span(&h, 0, &b, 120, 180, 1000);
-	CHECK(bins[1] == 1000, "bin 1 = %llu, expected 1000", bins[1]);
-	CHECK(sum(bins, 4) == 1000, "total %llu", sum(bins, 4));
+	ASSERT_EQ(bins[1], 1000, "bin 1");
+	ASSERT_EQ(sum(bins, 4), 1000, "total");
 	return NULL;
 }
 
@@ -35,8 +35,9 @@ static const char *generation_across_boundary_splits_proportionally(void)
 
 	/* ages 50..250: 50 in bin 0, 100 in bin 1, 50 in bin 2 */
 	wsr_bin_span(&h, 0, &b, 50, 250, 400);
-	CHECK(bins[0] == 100 && bins[1] == 200 && bins[2] == 100,
-	      "bins %llu/%llu/%llu, expected 100/200/100", bins[0], bins[1], bins[2]);
+	ASSERT_EQ(bins[0], 100, "bin 0");
+	ASSERT_EQ(bins[1], 200, "bin 1");
+	ASSERT_EQ(bins[2], 100, "bin 2");
 	return NULL;
 }
 
@@ -52,8 +53,8 @@ static const char *few_pages_over_long_span_are_not_truncated(void)
 	struct wsr_bounds b = { .j = {300, 2000, 3000}, .n = 3 };
 
 	wsr_bin_span(&h, 0, &b, 0, 1000, 10);
-	CHECK(bins[0] == 3, "bin 0 = %llu, expected 3", bins[0]);
-	CHECK(bins[1] == 7, "bin 1 = %llu, expected 7", bins[1]);
+	ASSERT_EQ(bins[0], 3, "bin 0");
+	ASSERT_EQ(bins[1], 7, "bin 1");
 	return NULL;
 }
 
@@ -70,7 +71,7 @@ static const char *rounding_keeps_every_page(void)
 			wsr_bin_span(&h, 0, &b, young, young + 17, pages);
 			total += pages;
 		}
-	CHECK(sum(bins, 5) == total, "binned %llu of %llu pages", sum(bins, 5), total);
+	ASSERT_EQ(sum(bins, 5), total, "pages binned");
 	return NULL;
 }
 
@@ -82,7 +83,7 @@ static const char *old_pages_go_to_catch_all_bin(void)
 	struct wsr_bounds b = { .j = {10, 20, 30}, .n = 3 };
 
 	wsr_bin_span(&h, 0, &b, 30, 5000, 77);
-	CHECK(bins[3] == 77, "catch-all = %llu, expected 77", bins[3]);
+	ASSERT_EQ(bins[3], 77, "catch-all bin");
 	return NULL;
 }
 
@@ -94,7 +95,8 @@ static const char *no_intervals_means_one_bin(void)
 	struct wsr_bounds b = { .n = 0 };
 
 	wsr_bin_span(&h, 0, &b, 0, 100, 5);
-	CHECK(bins[0] == 5 && sum(bins, WSR_MAX_BINS) == 5, "bin 0 = %llu", bins[0]);
+	ASSERT_EQ(bins[0], 5, "bin 0");
+	ASSERT_EQ(sum(bins, WSR_MAX_BINS), 5, "total");
 	return NULL;
 }
 
@@ -106,7 +108,7 @@ static const char *zero_length_generation_goes_to_its_age(void)
 	struct wsr_bounds b = { .j = {10, 20, 30}, .n = 3 };
 
 	wsr_bin_span(&h, 0, &b, 20, 20, 9);	/* age 20 is not < 20 */
-	CHECK(bins[2] == 9, "bin 2 = %llu, expected 9", bins[2]);
+	ASSERT_EQ(bins[2], 9, "bin 2");
 	return NULL;
 }
 
@@ -119,9 +121,10 @@ static const char *huge_span_does_not_overflow(void)
 	__u64 pages = 1ULL << 31;
 
 	wsr_bin_span(&h, 0, &b, 0, 1ULL << 42, pages);
-	CHECK(sum(bins, 4) == pages, "total %llu", sum(bins, 4));
-	CHECK(bins[0] == pages / 4 && bins[1] == pages / 4 && bins[2] == pages / 2,
-	      "bins %llu/%llu/%llu", bins[0], bins[1], bins[2]);
+	ASSERT_EQ(sum(bins, 4), pages, "total");
+	ASSERT_EQ(bins[0], pages / 4, "bin 0");
+	ASSERT_EQ(bins[1], pages / 4, "bin 1");
+	ASSERT_EQ(bins[2], pages / 2, "bin 2");
 	return NULL;
 }
 
@@ -148,10 +151,12 @@ static const char *generations_map_to_their_ages(void)
 	g.pages[13 % 4][1] = 5;
 	g.now = 3000;
 	wsr_bin_gens(&g, &(struct wsr_vgens){0}, &b, &h, &(struct wsr_span){0});
-	CHECK(anon[0] == 10 && anon[1] == 20 && anon[2] == 30 && anon[3] == 40,
-	      "anon %llu/%llu/%llu/%llu", anon[0], anon[1], anon[2], anon[3]);
-	CHECK(file[0] == 5 && sum(file, 4) == 5, "file bin 0 = %llu, total %llu",
-	      file[0], sum(file, 4));
+	ASSERT_EQ(anon[0], 10, "anon bin 0");
+	ASSERT_EQ(anon[1], 20, "anon bin 1");
+	ASSERT_EQ(anon[2], 30, "anon bin 2");
+	ASSERT_EQ(anon[3], 40, "anon catch-all bin");
+	ASSERT_EQ(file[0], 5, "file bin 0");
+	ASSERT_EQ(sum(file, 4), 5, "file total");
 	return NULL;
 }
 
@@ -168,17 +173,17 @@ static const char *skip_leaves_out_youngest(void)
 	g.now = 200;
 	g.skip = 1;
 	wsr_bin_gens(&g, &(struct wsr_vgens){0}, &b, &h, &(struct wsr_span){0});
-	CHECK(sum(h.anon, 4) == 11 && h.anon[1] == 11, "anon bin 1 = %llu, total %llu",
-	      h.anon[1], sum(h.anon, 4));
+	ASSERT_EQ(h.anon[1], 11, "anon bin 1");
+	ASSERT_EQ(sum(h.anon, 4), 11, "anon total");
 	return NULL;
 }
 
 /* Intervals in ms become jiffies rounded up, saturating for huge values. */
 static const char *ms_to_jiffies_rounds_up_and_saturates(void)
 {
-	CHECK(wsr_ms_to_jiffies(1000, 250) == 250, "1000 ms at 250 Hz");
-	CHECK(wsr_ms_to_jiffies(1, 100) == 1, "1 ms at 100 Hz rounds up to 1");
-	CHECK(wsr_ms_to_jiffies(WSR_BIN_INF, 1000) == WSR_NO_BOUND, "LLONG_MAX saturates");
+	ASSERT_EQ(wsr_ms_to_jiffies(1000, 250), 250, "1000 ms at 250 Hz");
+	ASSERT_EQ(wsr_ms_to_jiffies(1, 100), 1, "1 ms at 100 Hz, rounded up");
+	ASSERT_EQ(wsr_ms_to_jiffies(WSR_BIN_INF, 1000), WSR_NO_BOUND, "LLONG_MAX ms, saturated");
 	return NULL;
 }
 
@@ -190,8 +195,7 @@ static const char *data_age_is_time_since_youngest_birth(void)
 	g.birth[6 % WSR_NR_GENS] = 9000;	/* youngest */
 	g.birth[5 % WSR_NR_GENS] = 2000;
 	g.pages[5 % WSR_NR_GENS][1] = 10;
-	CHECK(wsr_gens_data_age(&g) == 1000, "age %llu, expected 1000",
-	      (unsigned long long)wsr_gens_data_age(&g));
+	ASSERT_EQ(wsr_gens_data_age(&g), 1000, "data age");
 	return NULL;
 }
 
@@ -201,12 +205,10 @@ static const char *data_age_of_empty_or_racy_lruvec_is_zero(void)
 	struct wsr_gens g = { .max_seq = 3, .now = 10000 };
 
 	g.birth[3] = 100;
-	CHECK(wsr_gens_data_age(&g) == 0, "empty lruvec aged %llu",
-	      (unsigned long long)wsr_gens_data_age(&g));
+	ASSERT_EQ(wsr_gens_data_age(&g), 0, "an empty lruvec's data age");
 	g.pages[3][0] = 1;
 	g.birth[3] = 10001;
-	CHECK(wsr_gens_data_age(&g) == 0, "birth after now aged %llu",
-	      (unsigned long long)wsr_gens_data_age(&g));
+	ASSERT_EQ(wsr_gens_data_age(&g), 0, "data age with a birth after now");
 	return NULL;
 }
 

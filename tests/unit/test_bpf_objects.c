@@ -11,6 +11,7 @@
 #include <string.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
+#include "libwsr.h"
 #include "unit.h"
 
 #ifndef WSR_BPF_DIR
@@ -19,8 +20,6 @@
 
 static const char *const balloon_progs[] = { "wsr_balloon_reclaim", "wsr_balloon_request",
 					     "wsr_balloon_request_hook" };
-/* the maps the balloon object makes and pins; it reuses the others */
-static const char *const balloon_maps[] = { "balloon", "balloon_claim", "request_scratch" };
 
 static bool in(const char *name, const char *const *names, size_t nr)
 {
@@ -30,6 +29,14 @@ static bool in(const char *name, const char *const *names, size_t nr)
 		if (!strcmp(name, names[i]))
 			return true;
 	return false;
+}
+
+/* a map the balloon object makes and pins, by the pin-name table; it reuses the others */
+static bool balloon_map(const char *name)
+{
+	const struct wsr_pin_name *n = wsr_pin_find(name);
+
+	return n && n->kind == WSR_PIN_MAP && n->balloon;
 }
 
 static struct bpf_object *open_obj(const char *name)
@@ -71,102 +78,116 @@ static const char *estimator_has_no_kfunc_nor_balloon_program(void)
 {
 	struct bpf_object *obj = open_obj("wsr.bpf.o");
 	struct bpf_program *prog;
-	const char *name, *ret = NULL;
 	char func[256];
 
-	CHECK(obj, "cannot open %s/wsr.bpf.o", WSR_BPF_DIR);
-	if (extern_func("wsr.bpf.o", func, sizeof(func)) || func[0]) {
-		bpf_object__close(obj);
-		CHECK(0, "wsr.bpf.o: no BTF, or it declares the extern function %s", func);
-	}
-	bpf_object__for_each_program(prog, obj) {
-		name = bpf_program__name(prog);
-		if (in(name, balloon_progs, 3)) {
-			/* the message before the close: the name is the object's */
-			snprintf(unit_msg, sizeof(unit_msg),
-				 "the balloon program %s is in wsr.bpf.o", name);
-			ret = unit_msg;
-			break;
-		}
-	}
+	ASSERT_OK_PTR(obj, "open %s/wsr.bpf.o", WSR_BPF_DIR);
+	ASSERT_OK(extern_func("wsr.bpf.o", func, sizeof(func)), "wsr.bpf.o's BTF");
+	ASSERT_STREQ(func, "", "wsr.bpf.o's first extern function");
+	bpf_object__for_each_program(prog, obj)
+		ASSERT_FALSE(in(bpf_program__name(prog), balloon_progs, 3),
+			     "wsr.bpf.o's program %s, a balloon program", bpf_program__name(prog));
 	bpf_object__close(obj);
-	return ret;
+	return NULL;
 }
 
 static const char *balloon_object_holds_the_balloon(void)
 {
 	struct bpf_object *obj = open_obj("balloon.bpf.o");
 	struct bpf_program *prog;
-	const char *name, *ret = NULL;
 	unsigned int nr = 0;
 	char func[256] = "";
 
-	CHECK(obj, "cannot open %s/balloon.bpf.o", WSR_BPF_DIR);
+	ASSERT_OK_PTR(obj, "open %s/balloon.bpf.o", WSR_BPF_DIR);
 	extern_func("balloon.bpf.o", func, sizeof(func));
 	bpf_object__for_each_program(prog, obj) {
-		name = bpf_program__name(prog);
-		if (!in(name, balloon_progs, 3) && !ret) {
-			snprintf(unit_msg, sizeof(unit_msg),
-				 "balloon.bpf.o holds %s, not a balloon program", name);
-			ret = unit_msg;
-		}
+		ASSERT_TRUE(in(bpf_program__name(prog), balloon_progs, 3),
+			    "balloon.bpf.o's program %s, a balloon program",
+			    bpf_program__name(prog));
 		nr++;
 	}
 	bpf_object__close(obj);
-	if (ret)
-		return ret;
-	CHECK(!strncmp(func, "bpf_virtio_balloon_ws_", 22),
-	      "balloon.bpf.o declares no kfunc of the driver (first extern: \"%s\")", func);
-	CHECK(nr == 3, "balloon.bpf.o holds %u programs, expected 3", nr);
+	/* the driver's kfuncs */
+	ASSERT_STRPREFIX(func, "bpf_virtio_balloon_ws_", "balloon.bpf.o's first extern function");
+	ASSERT_EQ(nr, 3, "balloon.bpf.o's programs");
 	return NULL;
 }
 
 static const char *shared_maps_match_the_estimators(void)
 {
 	struct bpf_object *est = open_obj("wsr.bpf.o"), *bal = open_obj("balloon.bpf.o");
-	const char *ret = NULL, *name;
 	struct bpf_map *m, *e;
+	const char *name;
 
-	if (!est || !bal) {
-		snprintf(unit_msg, sizeof(unit_msg), "cannot open the objects in %s", WSR_BPF_DIR);
-		ret = unit_msg;
-		goto out;
-	}
+	ASSERT_OK_PTR(est, "open %s/wsr.bpf.o", WSR_BPF_DIR);
+	ASSERT_OK_PTR(bal, "open %s/balloon.bpf.o", WSR_BPF_DIR);
 	bpf_object__for_each_map(m, bal) {
 		name = bpf_map__name(m);
-		if (strchr(name, '.') || in(name, balloon_maps, 3))
+		if (strchr(name, '.') || balloon_map(name))
 			continue;
 		e = bpf_object__find_map_by_name(est, name);
-		if (!e) {
-			snprintf(unit_msg, sizeof(unit_msg), "map %s: not in wsr.bpf.o", name);
-		} else if (bpf_map__type(e) != bpf_map__type(m) ||
-			   bpf_map__key_size(e) != bpf_map__key_size(m) ||
-			   bpf_map__value_size(e) != bpf_map__value_size(m) ||
-			   bpf_map__max_entries(e) != bpf_map__max_entries(m) ||
-			   bpf_map__map_flags(e) != bpf_map__map_flags(m)) {
-			snprintf(unit_msg, sizeof(unit_msg),
-				 "map %s: type %d key %u value %u entries %u flags %#x in the "
-				 "balloon's object, %d %u %u %u %#x in the estimator's", name,
-				 bpf_map__type(m), bpf_map__key_size(m), bpf_map__value_size(m),
-				 bpf_map__max_entries(m), bpf_map__map_flags(m), bpf_map__type(e),
-				 bpf_map__key_size(e), bpf_map__value_size(e),
-				 bpf_map__max_entries(e), bpf_map__map_flags(e));
-		} else {
-			continue;
-		}
-		ret = unit_msg;
-		break;
+		ASSERT_OK_PTR(e, "map %s in wsr.bpf.o", name);
+		ASSERT_EQ(bpf_map__type(m), bpf_map__type(e), "map %s's type", name);
+		ASSERT_EQ(bpf_map__key_size(m), bpf_map__key_size(e), "map %s's key size", name);
+		ASSERT_EQ(bpf_map__value_size(m), bpf_map__value_size(e), "map %s's value size",
+			  name);
+		ASSERT_EQ(bpf_map__max_entries(m), bpf_map__max_entries(e), "map %s's entries",
+			  name);
+		ASSERT_EQ(bpf_map__map_flags(m), bpf_map__map_flags(e), "map %s's flags", name);
 	}
-out:
 	bpf_object__close(est);
 	bpf_object__close(bal);
-	return ret;
+	return NULL;
+}
+
+/*
+ * libwsr's pin-name table names each map an object makes, as that
+ * object's, and no other map: "wsr unload" removes every pin, the balloon
+ * object pins its own, and each watcher's ring is the object's
+ * (bpf/reclaim_reports.bpf.h's WATCH_RING()s against WSR_MAX_WATCHERS).
+ */
+static const char *pin_names_are_the_objects_maps(void)
+{
+	struct bpf_object *obj[2] = { open_obj("wsr.bpf.o"), open_obj("balloon.bpf.o") };
+	const struct wsr_pin_name *n;
+	struct bpf_map *m;
+	const char *name;
+	unsigned int i, o;
+
+	for (o = 0; o < 2; o++) {
+		ASSERT_OK_PTR(obj[o], "open object %u in %s", o, WSR_BPF_DIR);
+		bpf_object__for_each_map(m, obj[o]) {
+			name = bpf_map__name(m);
+			/* internal maps (.rodata, .bss), and the estimator's the balloon reuses */
+			if (strchr(name, '.') || (o && !balloon_map(name)))
+				continue;
+			n = wsr_pin_find(name);
+			ASSERT_OK_PTR(n, "the pin of object %u's map %s", o, name);
+			ASSERT_EQ(n->kind, WSR_PIN_MAP, "the pin of object %u's map %s", o, name);
+			ASSERT_EQ(n->balloon, o, "the object of map %s's pin", name);
+		}
+	}
+	for (i = 0; i < wsr_nr_pin_names; i++) {
+		n = &wsr_pin_names[i];
+		if (n->kind == WSR_PIN_MAP)
+			ASSERT_OK_PTR(bpf_object__find_map_by_name(obj[n->balloon], n->name),
+				      "the map %s of object %u", n->name, n->balloon);
+	}
+	for (i = 0; i < WSR_MAX_WATCHERS; i++) {
+		char ring[16];
+
+		snprintf(ring, sizeof(ring), "watch%u", i);
+		ASSERT_STREQ(wsr_pin_names[i].name, ring, "the pin of slot %u's ring", i);
+	}
+	bpf_object__close(obj[0]);
+	bpf_object__close(obj[1]);
+	return NULL;
 }
 
 static const struct unit_test tests[] = {
 	{ "estimator_has_no_kfunc_nor_balloon_program", estimator_has_no_kfunc_nor_balloon_program },
 	{ "balloon_object_holds_the_balloon", balloon_object_holds_the_balloon },
 	{ "shared_maps_match_the_estimators", shared_maps_match_the_estimators },
+	{ "pin_names_are_the_objects_maps", pin_names_are_the_objects_maps },
 };
 
 UNIT_MAIN(tests)

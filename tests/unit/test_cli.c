@@ -77,12 +77,11 @@ static const char *commands_refuse_other_commands_options(void)
 
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		st = wsr(bad[i].args);
-		CHECK(st == 2, "wsr %s: status %d, expected 2 (stderr: %s)", bad[i].args, st, err);
-		CHECK(strstr(err, "unknown option") && strstr(err, bad[i].option),
-		      "wsr %s: no message naming %s: %s", bad[i].args, bad[i].option, err);
-		CHECK(strstr(err, bad[i].usage), "wsr %s: no usage on stderr: %s", bad[i].args,
-		      err);
-		CHECK(!out[0], "wsr %s printed on stdout: %s", bad[i].args, out);
+		ASSERT_EQ(st, 2, "wsr %s's exit status (stderr: %s)", bad[i].args, err);
+		ASSERT_HAS_SUBSTR(err, "unknown option", "wsr %s's stderr", bad[i].args);
+		ASSERT_HAS_SUBSTR(err, bad[i].option, "wsr %s's stderr", bad[i].args);
+		ASSERT_HAS_SUBSTR(err, bad[i].usage, "wsr %s's stderr", bad[i].args);
+		ASSERT_STREQ(out, "", "wsr %s's stdout", bad[i].args);
 	}
 	return NULL;
 }
@@ -92,10 +91,12 @@ static const char *options_need_their_values(void)
 {
 	int st = wsr("set report_ms 5 --memcg");
 
-	CHECK(st == 2, "status %d", st);
-	CHECK(strstr(err, "option --memcg needs a value"), "stderr: %s", err);
+	ASSERT_EQ(st, 2, "wsr set report_ms 5 --memcg's exit status");
+	ASSERT_HAS_SUBSTR(err, "option --memcg needs a value",
+			  "wsr set report_ms 5 --memcg's stderr");
 	st = wsr("watch -c");
-	CHECK(st == 2 && strstr(err, "option -c needs a value"), "status %d, stderr: %s", st, err);
+	ASSERT_EQ(st, 2, "wsr watch -c's exit status");
+	ASSERT_HAS_SUBSTR(err, "option -c needs a value", "wsr watch -c's stderr");
 	return NULL;
 }
 
@@ -120,13 +121,14 @@ static const char *pin_dir_is_taken_anywhere(void)
 
 	for (i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
 		st = wsr(lines[i]);
-		CHECK(st == 1, "wsr %s: status %d, expected 1 (stderr: %s)", lines[i], st, err);
-		CHECK(!strstr(err, "usage"), "wsr %s: a usage error: %s", lines[i], err);
+		ASSERT_EQ(st, 1, "wsr %s's exit status (stderr: %s)", lines[i], err);
+		ASSERT_NO_SUBSTR(err, "usage", "wsr %s's stderr", lines[i]);
 	}
 	/* with cgroup2 the memcg is found first; without, nothing names the folder */
 	st = wsr("balloon --pin-dir /nonexistent/wsr");
-	CHECK(st == 1 && strstr(err, "/nonexistent/wsr/balloon"), "status %d, stderr: %s", st,
-	      err);
+	ASSERT_EQ(st, 1, "wsr balloon --pin-dir /nonexistent/wsr's exit status");
+	ASSERT_HAS_SUBSTR(err, "/nonexistent/wsr/balloon",
+			  "wsr balloon --pin-dir /nonexistent/wsr's stderr");
 	return NULL;
 }
 
@@ -143,13 +145,15 @@ static const char *each_command_has_help(void)
 		snprintf(args, sizeof(args), "%s --help", cmds[i]);
 		snprintf(want, sizeof(want), "usage: wsr %s", cmds[i]);
 		st = wsr(args);
-		CHECK(st == 0 && !strncmp(out, want, strlen(want)), "wsr %s: status %d, stdout: %s",
-		      args, st, out);
-		CHECK(strstr(out, "--pin-dir"), "wsr %s does not list the global options", args);
+		ASSERT_EQ(st, 0, "wsr %s's exit status", args);
+		ASSERT_STRPREFIX(out, want, "wsr %s's stdout", args);
+		/* the global options */
+		ASSERT_HAS_SUBSTR(out, "--pin-dir", "wsr %s's stdout", args);
 	}
 	st = wsr("--help");
-	CHECK(st == 0 && !strncmp(out, "usage: wsr ", 11) && strstr(out, "wsr watch "),
-	      "wsr --help: status %d, stdout: %s", st, out);
+	ASSERT_EQ(st, 0, "wsr --help's exit status");
+	ASSERT_STRPREFIX(out, "usage: wsr ", "wsr --help's stdout");
+	ASSERT_HAS_SUBSTR(out, "wsr watch ", "wsr --help's stdout");
 	return NULL;
 }
 
@@ -181,9 +185,8 @@ static const char *values_are_checked_before_anything_runs(void)
 
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		st = wsr(bad[i].args);
-		CHECK(st == 2, "wsr %s: status %d, expected 2 (stderr: %s)", bad[i].args, st, err);
-		CHECK(strstr(err, bad[i].msg), "wsr %s: stderr '%s', expected '%s'", bad[i].args,
-		      err, bad[i].msg);
+		ASSERT_EQ(st, 2, "wsr %s's exit status (stderr: %s)", bad[i].args, err);
+		ASSERT_HAS_SUBSTR(err, bad[i].msg, "wsr %s's stderr", bad[i].args);
 	}
 	return NULL;
 }

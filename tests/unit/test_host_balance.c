@@ -1,20 +1,27 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * wsr-host balance's loop (host/balance.c) against two fake QEMUs: this
- * test serves QMP on two unix sockets, a forked child runs cmd_balance()
- * on both.  Each fake answers the commands balance sends (canned replies)
- * and a working-set-request with a report; the test closes one VM's
- * socket, checks that the other is still served and that the closed one
- * is reconnected, then sends an unsolicited reclaim report and checks the
- * deflation that follows within 150 ms (balance's tick is 1 s here).  No
- * QEMU, no guest.
+ * wsr-host balance's loop (host/balance.c) against fake QEMUs: this test
+ * serves QMP on unix sockets, a forked child runs cmd_balance() on them.
+ * Each fake answers the commands balance sends (canned replies) and a
+ * working-set-request with a report; a fake can be told to leave one
+ * command unanswered (a stuck QEMU: QMP answers in order, so it answers
+ * nothing after it), to move its balloon by itself (someone else's
+ * target), or to go away.  Timings are measured by the test's own clock
+ * and printed on stderr; where one is checked, its bound has a margin for
+ * a loaded machine and says so.  No QEMU, no guest.
  */
+#include <arpa/inet.h>
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <sys/wait.h>
@@ -26,6 +33,7 @@
 
 #define MIB (1ULL << 20)
 #define RAM (512 * MIB)
+#define NR_FAKES 2
 
 struct fake {
 	char path[108];
@@ -33,12 +41,34 @@ struct fake {
 	char in[8192];
 	size_t in_len;
 	unsigned long long actual;
-	unsigned int cmds, balloons, accepts, requests;
-	unsigned long long last_balloon;
+	unsigned int cmds, balloons, accepts, requests, queries;
+	unsigned long long last_balloon, min_balloon, max_balloon;
+	double balloon_ms;		/* when the last balloon command came */
+	const char *mute;		/* a command holding this is never answered */
+	int muted;			/* one was: nothing more on this connection */
+	double muted_ms;
+	int endless;			/* answer the first command with an endless message */
+	int hold_balloon;		/* take the next balloon command, answer it later */
+	int held;			/* a balloon command waits for its answer */
+	int flooding;			/* sending it now */
+	unsigned long long flooded;	/* bytes of it sent on the last connection */
+	unsigned int cut;		/* connections cut off during it */
 };
 
 static char dir[64];
-static struct fake vm[2];
+static struct fake vm[NR_FAKES];
+static pid_t balance_pid;
+static int metrics_port;
+/* called on every turn of serve() (the metrics test's flood) */
+static void (*serve_hook)(void);
+
+static double mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
 
 static int listen_on(struct fake *f)
 {
@@ -80,11 +110,27 @@ static void answer(struct fake *f, const char *cmd)
 	char s[256];
 	const char *v;
 
+	if (f->muted)
+		return;
+	if (f->endless && strstr(cmd, "\"query-balloon\"")) {
+		/* a reply whose string never ends */
+		f->muted = f->flooding = 1;
+		f->flooded = 0;
+		fcntl(f->fd, F_SETFL, O_NONBLOCK);
+		say(f, "{\"return\": {\"s\": \"");
+		return;
+	}
+	if (f->mute && strstr(cmd, f->mute)) {
+		f->muted = 1;
+		f->muted_ms = mono_ms();
+		return;
+	}
 	f->cmds++;
 	if (strstr(cmd, "\"query-memory-size-summary\"")) {
 		snprintf(s, sizeof(s), "{\"return\": {\"base-memory\": %llu}}", RAM);
 		say(f, s);
 	} else if (strstr(cmd, "\"query-balloon\"")) {
+		f->queries++;
 		snprintf(s, sizeof(s), "{\"return\": {\"actual\": %llu}}", f->actual);
 		say(f, s);
 	} else if (strstr(cmd, "\"qom-get\"")) {
@@ -93,8 +139,20 @@ static void answer(struct fake *f, const char *cmd)
 			 8 * MIB, 100 * MIB, f->cmds);
 		say(f, s);
 	} else if (strstr(cmd, "\"balloon\"") && (v = strstr(cmd, "\"value\":"))) {
+		if (f->hold_balloon && !f->held) {
+			/* answered by release_balloon(); QMP answers in order */
+			f->held = 1;
+			f->last_balloon = strtoull(v + 8, NULL, 10);
+			f->balloons++;
+			return;
+		}
 		f->actual = f->last_balloon = strtoull(v + 8, NULL, 10);
+		if (!f->balloons || f->last_balloon < f->min_balloon)
+			f->min_balloon = f->last_balloon;
+		if (f->last_balloon > f->max_balloon)
+			f->max_balloon = f->last_balloon;
 		f->balloons++;
+		f->balloon_ms = mono_ms();
 		say(f, "{\"return\": {}}");
 	} else if (strstr(cmd, "\"working-set-request\"")) {
 		f->requests++;
@@ -107,30 +165,50 @@ static void answer(struct fake *f, const char *cmd)
 	}
 }
 
-/* serve both fakes for @ms */
-static void serve(int ms)
+/* the endless message: as much as the socket takes; its close ends it */
+static void flood_vm(struct fake *f)
 {
-	struct timespec ts;
-	double end, now;
-	int i;
+	static char junk[1 << 16];
+	ssize_t w;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	end = ts.tv_sec * 1e3 + ts.tv_nsec / 1e6 + ms;
+	if (!junk[0])
+		memset(junk, 'x', sizeof(junk));
+	while (f->flooding && (w = write(f->fd, junk, sizeof(junk))) > 0)
+		f->flooded += w;
+	if (f->flooding && errno != EAGAIN) {
+		close(f->fd);
+		f->fd = -1;
+		f->flooding = 0;
+		f->cut++;
+	}
+}
+
+/* serve every fake for @ms, or until @until() holds (then 1) */
+static int serve_until(int ms, int (*until)(void))
+{
+	double end = mono_ms() + ms, now;
+	int i, flooding;
+
 	for (;;) {
-		struct pollfd p[4];
-		int n = 0;
+		struct pollfd p[NR_FAKES];
 
-		clock_gettime(CLOCK_MONOTONIC, &ts);
-		now = ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-		if (now >= end)
-			return;
-		for (i = 0; i < 2; i++) {
-			p[n++] = (struct pollfd){ .fd = vm[i].fd >= 0 ? vm[i].fd : vm[i].lfd,
-						  .events = POLLIN };
+		if (serve_hook)
+			serve_hook();
+		for (flooding = 0, i = 0; i < NR_FAKES; i++) {
+			flood_vm(&vm[i]);
+			flooding |= vm[i].flooding;
 		}
-		if (poll(p, n, (int)(end - now) + 1) <= 0)
+		if (until && until())
+			return 1;
+		now = mono_ms();
+		if (now >= end)
+			return 0;
+		for (i = 0; i < NR_FAKES; i++)
+			p[i] = (struct pollfd){ .fd = vm[i].fd >= 0 ? vm[i].fd : vm[i].lfd,
+						.events = POLLIN };
+		if (poll(p, NR_FAKES, flooding ? 2 : serve_hook ? 20 : (int)(end - now) + 1) <= 0)
 			continue;
-		for (i = 0; i < 2; i++) {
+		for (i = 0; i < NR_FAKES; i++) {
 			struct fake *f = &vm[i];
 			char *nl;
 			ssize_t r;
@@ -141,6 +219,7 @@ static void serve(int ms)
 				f->fd = accept(f->lfd, NULL, NULL);
 				f->accepts++;
 				f->in_len = 0;
+				f->muted = 0;
 				say(f, "{\"QMP\": {\"version\": {}, \"capabilities\": []}}");
 				continue;
 			}
@@ -162,97 +241,161 @@ static void serve(int ms)
 	}
 }
 
-static int file_has(const char *name, const char *s)
+static void serve(int ms)
 {
-	char path[128], buf[65536];
+	serve_until(ms, NULL);
+}
+
+/* the text of the test folder's file @name (static, NUL-terminated) */
+static const char *file_text(const char *name)
+{
+	static char buf[1 << 18];
+	char path[128];
 	size_t n;
 	FILE *f;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	buf[0] = 0;
 	f = fopen(path, "r");
 	if (!f)
-		return 0;
+		return buf;
 	n = fread(buf, 1, sizeof(buf) - 1, f);
 	buf[n] = 0;
 	fclose(f);
-	return strstr(buf, s) != NULL;
+	return buf;
 }
 
-static pid_t start_balance(void)
+static unsigned int file_count(const char *name, const char *s)
 {
-	char a[160], b[160], out[128], err[128];
-	pid_t pid;
+	const char *p = file_text(name);
+	unsigned int n = 0;
 
-	snprintf(a, sizeof(a), "a=%s", vm[0].path);
-	snprintf(b, sizeof(b), "b=%s", vm[1].path);
-	snprintf(out, sizeof(out), "%s/out", dir);
-	snprintf(err, sizeof(err), "%s/err", dir);
-	fflush(stdout);
-	pid = fork();
-	if (pid == 0) {
-		char *argv[] = { "balance", "--vm", a, "--vm", b, "--tick-ms", "1000",
-				 "--request-ms", "1000", "--reconnect-ms", "500",
-				 "--floor-mib", "128", NULL };
-
-		if (!freopen(out, "w", stdout) || !freopen(err, "w", stderr))
-			_exit(99);
-		setvbuf(stderr, NULL, _IONBF, 0);
-		/* never outlive the test */
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		_exit(cmd_balance(13, argv));
+	while ((p = strstr(p, s))) {
+		n++;
+		p++;
 	}
-	return pid;
+	return n;
 }
 
-static const char *two_vms_one_closes(pid_t pid);
-
-static const char *test_two_vms_one_closes(void)
+/*
+ * Fakes "a" and "b" listening, balance started on both (their --vm
+ * followed by @a_opts, @b_opts) with the common options and the
+ * NULL-terminated ones after @nofile; its stdout and stderr go
+ * to the files "out" and "err".  With @nofile, its RLIMIT_NOFILE (the
+ * soft one) is that, as a service manager's 1024.
+ */
+static const char *start(const char *a_opts, const char *b_opts, rlim_t nofile, ...)
 {
-	const char *err;
-	pid_t pid;
-	int i;
+	char a[200], b[200], out[128], err[128];
+	char *argv[40] = { "balance", "--vm", a, "--vm", b, "--tick-ms", "1000",
+			   "--request-ms", "1000", "--reconnect-ms", "500", "--floor-mib", "128" };
+	int argc = 13, i;
+	const char *s;
+	va_list ap;
 
+	serve_hook = NULL;
+	/* a fake that writes to a balance that closed gets EPIPE, not SIGPIPE */
+	signal(SIGPIPE, SIG_IGN);
 	strcpy(dir, "/tmp/wsr-balance-test.XXXXXX");
-	CHECK(mkdtemp(dir), "mkdtemp: %s", strerror(errno));
-	for (i = 0; i < 2; i++) {
+	ASSERT_OK_PTR(mkdtemp(dir), "mkdtemp: %s", strerror(errno));
+	for (i = 0; i < NR_FAKES; i++) {
 		memset(&vm[i], 0, sizeof(vm[i]));
 		snprintf(vm[i].path, sizeof(vm[i].path), "%s/%c.qmp", dir, 'a' + i);
 		vm[i].fd = -1;
 		vm[i].actual = RAM;
-		CHECK(!listen_on(&vm[i]), "listen: %s", strerror(errno));
+		ASSERT_OK(listen_on(&vm[i]), "listen: %s", strerror(errno));
 	}
-	pid = start_balance();
-	CHECK(pid > 0, "fork");
-	err = two_vms_one_closes(pid);
-	if (err)
-		kill(pid, SIGKILL);
-	waitpid(pid, NULL, 0);
-	for (i = 0; i < 2; i++) {
-		close(vm[i].fd);
-		close(vm[i].lfd);
-	}
-	if (!err) {
-		char cmd[128];
+	snprintf(a, sizeof(a), "a=%s%s", vm[0].path, a_opts ? a_opts : "");
+	snprintf(b, sizeof(b), "b=%s%s", vm[1].path, b_opts ? b_opts : "");
+	snprintf(out, sizeof(out), "%s/out", dir);
+	snprintf(err, sizeof(err), "%s/err", dir);
+	va_start(ap, nofile);
+	while ((s = va_arg(ap, const char *)) && argc < 38)
+		argv[argc++] = (char *)s;
+	va_end(ap);
+	argv[argc] = NULL;
+	fflush(stdout);
+	fflush(stderr);
+	balance_pid = fork();
+	ASSERT_GE(balance_pid, 0, "fork");
+	if (balance_pid == 0) {
+		struct rlimit rl;
 
-		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-		if (system(cmd))
-			err = "cannot remove the test's folder";
+		if (!freopen(out, "w", stdout) || !freopen(err, "w", stderr))
+			_exit(99);
+		setvbuf(stderr, NULL, _IONBF, 0);
+		if (nofile && !getrlimit(RLIMIT_NOFILE, &rl)) {
+			rl.rlim_cur = nofile;
+			if (setrlimit(RLIMIT_NOFILE, &rl))
+				_exit(98);
+		}
+		/* never outlive the test */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		_exit(cmd_balance(argc, argv));
 	}
-	return err;
+	return NULL;
 }
 
-static const char *two_vms_one_closes(pid_t pid)
+/* balance stopped, the fakes closed, the folder removed when @err is NULL */
+static const char *finish(const char *err)
 {
-	unsigned int cmds, i;
+	char cmd[128];
+	int i;
+
+	serve_hook = NULL;
+	if (balance_pid > 0) {
+		kill(balance_pid, SIGKILL);
+		waitpid(balance_pid, NULL, 0);
+	}
+	balance_pid = 0;
+	for (i = 0; i < NR_FAKES; i++) {
+		if (vm[i].fd >= 0)
+			close(vm[i].fd);
+		if (vm[i].lfd >= 0)
+			close(vm[i].lfd);
+	}
+	if (err) {
+		fprintf(stderr, "kept %s (balance's out and err)\n", dir);
+		return err;
+	}
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	return system(cmd) ? "cannot remove the test's folder" : NULL;
+}
+
+/* SIGTERM, serving the fakes meanwhile: balance's exit status, -1 if none in @ms */
+static int term(int ms)
+{
+	double end = mono_ms() + ms;
 	int st;
 
-	serve(3000);
-	CHECK(vm[0].balloons && vm[1].balloons, "no target set in 3 s: a %u, b %u",
-	      vm[0].balloons, vm[1].balloons);
-	CHECK(vm[0].actual < RAM && vm[0].actual >= 128 * MIB, "a at %llu MiB",
-	      vm[0].actual / MIB);
-	CHECK(file_has("out", "decision time=") && file_has("out", "vm=b policy=working-set action=set"),
-	      "no decision lines");
+	kill(balance_pid, SIGTERM);
+	while (mono_ms() < end) {
+		serve(20);
+		if (waitpid(balance_pid, &st, WNOHANG) == balance_pid) {
+			balance_pid = 0;
+			return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+		}
+	}
+	return -1;
+}
+
+static int both_set(void)
+{
+	return vm[0].balloons && vm[1].balloons;
+}
+
+static const char *two_vms_one_closes(void)
+{
+	unsigned int cmds, i;
+
+	ASSERT_TRUE(serve_until(3000, both_set), "a target on both in 3 s (a %u, b %u)",
+		    vm[0].balloons, vm[1].balloons);
+	serve(1000);
+	ASSERT_LT(vm[0].actual, RAM, "a's size");
+	ASSERT_GE(vm[0].actual, 128 * MIB, "a's size");
+	ASSERT_HAS_SUBSTR(file_text("out"), "decision time=", "a decision line");
+	ASSERT_HAS_SUBSTR(file_text("out"), "vm=b policy=working-set action=set",
+			  "b's decision line");
 
 	/* b's QEMU goes away: its socket closes and nobody listens */
 	close(vm[1].fd);
@@ -262,29 +405,667 @@ static const char *two_vms_one_closes(pid_t pid)
 	vm[1].lfd = -1;
 	cmds = vm[0].cmds;
 	serve(1500);
-	CHECK(vm[0].cmds > cmds + 2, "a not served after b closed: %u commands", vm[0].cmds - cmds);
-	CHECK(file_has("err", "vm=b QMP connection lost"), "b's loss not logged");
-	CHECK(kill(pid, 0) == 0, "balance exited");
+	ASSERT_GT(vm[0].cmds, cmds + 2, "a's commands after b closed");
+	ASSERT_HAS_SUBSTR(file_text("err"), "vm=b down: QEMU closed the socket", "b's loss logged");
+	ASSERT_OK(kill(balance_pid, 0), "balance still running");
 
-	/* b is back: reconnected within --reconnect-ms */
-	CHECK(!listen_on(&vm[1]), "listen again");
+	/* b is back: reconnected at the next retry (0.5 s, 1 s, 2 s, ... after) */
+	ASSERT_OK(listen_on(&vm[1]), "listen again: %s", strerror(errno));
 	i = vm[1].accepts;
-	serve(1500);
-	CHECK(vm[1].accepts > i && vm[1].fd >= 0, "b not reconnected");
+	serve(3000);
+	ASSERT_GT(vm[1].accepts, i, "b's connections");
+	ASSERT_GE(vm[1].fd, 0, "b's connection");
 
 	/* a reclaim report on a: deflated at once, not at the next tick */
 	vm[0].last_balloon = 0;
 	report(&vm[0], "reclaim", vm[0].actual, 0);
 	serve(150);
-	CHECK(vm[0].last_balloon > 0, "no target within 150 ms of a reclaim report");
-	CHECK(file_has("out", "vm=a policy=working-set action=set reason=deflate-reclaim"),
-	      "no deflate-reclaim decision logged");
-
-	kill(pid, SIGTERM);
-	serve(300);
-	CHECK(waitpid(pid, &st, WNOHANG) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0,
-	      "balance did not exit 0 within 300 ms of SIGTERM: %#x", st);
+	ASSERT_GT(vm[0].last_balloon, 0, "a's target within 150 ms of a reclaim report");
+	ASSERT_HAS_SUBSTR(file_text("out"), "vm=a policy=working-set action=set reason=deflate-reclaim",
+			  "a's deflate-reclaim decision logged");
+	i = term(1000);
+	ASSERT_EQ((int)i, 0, "balance's exit status within 1 s of SIGTERM");
 	return NULL;
+}
+
+static const char *test_two_vms_one_closes(void)
+{
+	const char *err = start(NULL, NULL, 0, NULL);
+
+	return finish(err ? err : two_vms_one_closes());
+}
+
+/* a TCP socket from @src to the metrics port, connecting without waiting */
+static int connect_from(const char *src)
+{
+	struct sockaddr_in to = { .sin_family = AF_INET, .sin_port = htons(metrics_port) };
+	struct sockaddr_in from = { .sin_family = AF_INET };
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+
+	inet_pton(AF_INET, "127.0.0.1", &to.sin_addr);
+	inet_pton(AF_INET, src, &from.sin_addr);
+	if (fd < 0 || bind(fd, (struct sockaddr *)&from, sizeof(from)) ||
+	    (connect(fd, (struct sockaddr *)&to, sizeof(to)) && errno != EINPROGRESS)) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* a scrape over HTTP from source address @src, within @ms: its body or NULL */
+static char *scrape_from(const char *src, int ms)
+{
+	static const char req[] = "GET /metrics HTTP/1.0\r\n\r\n";
+	double end = mono_ms() + ms;
+	size_t len = 0, cap = 1 << 16, sent = 0;
+	char *buf = malloc(cap), *body;
+	int fd = connect_from(src);
+	ssize_t n;
+
+	if (!buf || fd < 0)
+		goto fail;
+	for (;;) {
+		struct pollfd p = { .fd = fd, .events = sent < sizeof(req) - 1 ? POLLOUT : POLLIN };
+		double left = end - mono_ms();
+
+		if (left <= 0 || poll(&p, 1, (int)left + 1) <= 0)
+			goto fail;
+		if (sent < sizeof(req) - 1) {
+			n = write(fd, req + sent, sizeof(req) - 1 - sent);
+			if (n < 0 && errno != EAGAIN)
+				goto fail;
+			sent += n > 0 ? n : 0;
+			continue;
+		}
+		n = read(fd, buf + len, cap - 1 - len);
+		if (n < 0 && errno == EAGAIN)
+			continue;
+		if (n < 0)
+			goto fail;
+		if (!n)
+			break;
+		len += n;
+		if (len == cap - 1)
+			goto fail;
+	}
+	close(fd);
+	buf[len] = 0;
+	body = strstr(buf, "\r\n\r\n");
+	if (strncmp(buf, "HTTP/1.0 200", 12) && strncmp(buf, "HTTP/1.1 200", 12))
+		body = NULL;
+	if (body)
+		memmove(buf, body + 4, strlen(body + 4) + 1);
+	else {
+		free(buf);
+		buf = NULL;
+	}
+	return buf;
+fail:
+	if (fd >= 0)
+		close(fd);
+	free(buf);
+	return NULL;
+}
+
+static int b_set(void)
+{
+	return vm[1].balloons > 0;
+}
+
+static int a_stuck(void)
+{
+	return vm[0].muted && vm[0].fd >= 0;
+}
+
+static const char *b_deflates_while_a_never_answers(void)
+{
+	double t0, ms, scrape_ms;
+	unsigned int acc, bcmds;
+	char *text;
+
+	/*
+	 * b gets its first target; then a never answers its next
+	 * query-balloon (nor anything after it)
+	 */
+	ASSERT_TRUE(serve_until(4000, b_set), "a target on b in 4 s");
+	vm[0].mute = "\"query-balloon\"";
+	ASSERT_TRUE(serve_until(2000, a_stuck), "a's query-balloon in 2 s");
+	serve(300);
+	/* a scrape while a's reply is awaited: nothing waits on a */
+	t0 = mono_ms();
+	text = scrape_from("127.0.0.1", 2000);
+	scrape_ms = mono_ms() - t0;
+	ASSERT_HAS_SUBSTR(text, "wsr_up{vm=\"b\"} 1", "a scrape while a is stuck");
+	free(text);
+	/* b's guest reclaims while a's query-balloon is unanswered */
+	ASSERT_TRUE(a_stuck(), "a still stuck");
+	acc = vm[0].accepts;
+	vm[1].balloon_ms = 0;
+	t0 = mono_ms();
+	report(&vm[1], "reclaim", vm[1].actual, 0);
+	while (!vm[1].balloon_ms && mono_ms() < t0 + 2000)
+		serve(5);
+	ASSERT_TRUE(vm[1].balloon_ms, "b's deflation within 2 s of its reclaim report, a stuck");
+	ms = vm[1].balloon_ms - t0;
+	fprintf(stderr, "b's deflation %.1f ms after its reclaim report, a stuck for %.0f ms "
+		"by then; a scrape took %.1f ms\n", ms, vm[1].balloon_ms - vm[0].muted_ms,
+		scrape_ms);
+	/* else the measure is void */
+	ASSERT_EQ(vm[0].accepts, acc, "a's connections before b's deflation");
+	ASSERT_TRUE(vm[0].muted, "a stuck at b's deflation");
+	/* 150 ms is README's figure; 500 is its margin on a busy 2-core machine */
+	UNIT_FAIL_IF(ms >= 500, ("%.1f ms (README: within 150 ms)", ms), "b's deflation");
+	UNIT_FAIL_IF(scrape_ms >= 500, ("%.1f ms", scrape_ms), "a scrape while a is stuck");
+
+	/* a: down at its deadline, retried with backoff, said once */
+	bcmds = vm[1].cmds;
+	serve(4000);
+	ASSERT_GE(vm[0].accepts, acc + 2, "a's retries in 4 s");
+	ASSERT_EQ(file_count("err", "vm=a down:"), 1, "a's being down, said");
+	ASSERT_HAS_SUBSTR(file_text("err"), "vm=a down: no reply to query-balloon within 1000 ms",
+			  "a's deadline logged");
+	ASSERT_GT(vm[1].cmds, bcmds + 6, "b's commands in 4 s");
+	return NULL;
+}
+
+static int free_port(void)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET };
+	socklen_t len = sizeof(sa);
+	int fd = socket(AF_INET, SOCK_STREAM, 0), port = -1;
+
+	inet_pton(AF_INET, "127.0.0.1", &sa.sin_addr);
+	if (fd >= 0 && !bind(fd, (struct sockaddr *)&sa, sizeof(sa)) &&
+	    !getsockname(fd, (struct sockaddr *)&sa, &len))
+		port = ntohs(sa.sin_port);
+	if (fd >= 0)
+		close(fd);
+	return port;
+}
+
+static const char *test_b_deflates_while_a_never_answers(void)
+{
+	char addr[32];
+	const char *err;
+
+	metrics_port = free_port();
+	snprintf(addr, sizeof(addr), "127.0.0.1:%d", metrics_port);
+	err = start(NULL, NULL, 0, "--qmp-timeout-ms", "1000", "--metrics", addr, NULL);
+	return finish(err ? err : b_deflates_while_a_never_answers());
+}
+
+/* a's max=200: at most 200 MiB at once; b's min=450: never below */
+static const char *vm_bounds(void)
+{
+	serve(3500);
+	ASSERT_GT(vm[0].balloons, 0, "a's targets");
+	ASSERT_LE(vm[0].max_balloon, 200 * MIB, "a's largest target (max=200)");
+	ASSERT_HAS_SUBSTR(file_text("out"), "vm=a policy=working-set action=set reason=max",
+			  "a's first target, its max=");
+	ASSERT_GT(vm[1].balloons, 0, "b's targets");
+	ASSERT_GE(vm[1].min_balloon, 450 * MIB, "b's smallest target (min=450)");
+	return NULL;
+}
+
+static const char *test_vm_bounds(void)
+{
+	const char *err = start(",max=200", ",min=450", 0, NULL);
+
+	return finish(err ? err : vm_bounds());
+}
+
+static const char *dry_run(void)
+{
+	serve(3000);
+	ASSERT_EQ(vm[0].balloons, 0, "a's balloon commands in a dry run");
+	ASSERT_EQ(vm[1].balloons, 0, "b's balloon commands in a dry run");
+	ASSERT_GT(vm[0].requests, 0, "a's reports requested in a dry run");
+	ASSERT_GT(vm[1].requests, 0, "b's reports requested in a dry run");
+	ASSERT_HAS_SUBSTR(file_text("out"), "vm=a policy=working-set action=set reason=inflate-step",
+			  "a's decision in a dry run");
+	ASSERT_HAS_SUBSTR(file_text("out"), "dry_run=1", "a decision marked as a dry run's");
+	ASSERT_EQ(term(1000), 0, "a dry run's exit status on SIGTERM");
+	ASSERT_EQ(vm[0].balloons + vm[1].balloons, 0, "balloon commands on exit from a dry run");
+	return NULL;
+}
+
+static const char *test_dry_run(void)
+{
+	const char *err = start(NULL, NULL, 0, "--dry-run", NULL);
+
+	return finish(err ? err : dry_run());
+}
+
+static const char *on_exit_deflates(void)
+{
+	unsigned int a, b;
+	int st;
+
+	ASSERT_TRUE(serve_until(3000, both_set), "a target on both in 3 s");
+	ASSERT_LT(vm[0].actual, RAM, "a's size");
+	ASSERT_LT(vm[1].actual, RAM, "b's size");
+	a = vm[0].balloons;
+	b = vm[1].balloons;
+	st = term(1000);
+	ASSERT_EQ(st, 0, "balance's exit status on SIGTERM");
+	ASSERT_EQ(vm[0].balloons, a + 1, "a's balloon commands on exit");
+	ASSERT_EQ(vm[0].last_balloon, RAM, "a's target on exit");
+	ASSERT_EQ(vm[1].balloons, b + 1, "b's balloon commands on exit");
+	ASSERT_EQ(vm[1].last_balloon, RAM, "b's target on exit");
+	ASSERT_HAS_SUBSTR(file_text("err"), "vm=a on exit: deflated to 512 MiB",
+			  "a's deflation logged");
+	return NULL;
+}
+
+static const char *on_exit_keeps(void)
+{
+	unsigned int a, b;
+	int st;
+
+	ASSERT_TRUE(serve_until(3000, both_set), "a target on both in 3 s");
+	a = vm[0].balloons;
+	b = vm[1].balloons;
+	st = term(1000);
+	ASSERT_EQ(st, 0, "balance's exit status on SIGTERM");
+	ASSERT_EQ(vm[0].balloons, a, "a's balloon commands on exit with keep");
+	ASSERT_EQ(vm[1].balloons, b, "b's balloon commands on exit with keep");
+	return NULL;
+}
+
+/* on exit, a stuck VM costs --qmp-timeout-ms and the status 1, not a hang */
+static const char *on_exit_stuck(void)
+{
+	double t0;
+	int st;
+
+	ASSERT_TRUE(serve_until(3000, both_set), "a target on both in 3 s");
+	vm[0].mute = "\"balloon\"";
+	t0 = mono_ms();
+	st = term(3000);
+	ASSERT_EQ(st, 1, "balance's exit status when a VM could not be deflated");
+	UNIT_FAIL_IF(mono_ms() - t0 >= 2500, ("%.0f ms (--qmp-timeout-ms 1000)", mono_ms() - t0),
+		     "the exit with a stuck VM");
+	ASSERT_EQ(vm[1].last_balloon, RAM, "b's target on exit, a stuck");
+	return NULL;
+}
+
+/* on exit, a VM whose QEMU went away has no guest to deflate: not a failure */
+static const char *on_exit_gone(void)
+{
+	int st;
+
+	ASSERT_TRUE(serve_until(3000, both_set), "a target on both in 3 s");
+	close(vm[1].fd);
+	close(vm[1].lfd);
+	unlink(vm[1].path);
+	vm[1].fd = vm[1].lfd = -1;
+	serve(300);
+	st = term(1000);
+	ASSERT_EQ(st, 0, "balance's exit status when a VM's QEMU had gone");
+	ASSERT_EQ(vm[0].last_balloon, RAM, "a's target on exit");
+	ASSERT_HAS_SUBSTR(file_text("err"), "vm=b on exit: nothing to deflate: QEMU closed the socket",
+			  "b's absence said");
+	return NULL;
+}
+
+static int a_held(void)
+{
+	return vm[0].held;
+}
+
+/* the held balloon command of @f answered */
+static void release_balloon(struct fake *f)
+{
+	f->hold_balloon = f->held = 0;
+	f->actual = f->last_balloon;
+	say(f, "{\"return\": {}}");
+}
+
+/*
+ * A stop that comes while a decision's balloon command is in flight: its
+ * answer is that decision's, and the deflation on exit still goes out
+ * after it.
+ */
+static const char *on_exit_after_a_balloon_in_flight(void)
+{
+	double end;
+	int st = -1;
+
+	ASSERT_TRUE(serve_until(3000, both_set), "a target on both in 3 s");
+	vm[0].hold_balloon = 1;
+	ASSERT_TRUE(serve_until(8000, a_held), "another balloon command to a in 8 s");
+	ASSERT_LT(vm[0].last_balloon, RAM, "the held command's target");
+	kill(balance_pid, SIGTERM);
+	serve(300);
+	release_balloon(&vm[0]);
+	for (end = mono_ms() + 2000; mono_ms() < end && st < 0;) {
+		serve(20);
+		if (waitpid(balance_pid, &st, WNOHANG) == balance_pid)
+			balance_pid = 0;
+		else
+			st = -1;
+	}
+	ASSERT_EQ(balance_pid, 0, "balance exited within 2 s of the answer");
+	ASSERT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0, "balance's exit status %d is 0", st);
+	ASSERT_EQ(vm[0].last_balloon, RAM, "a's target on exit");
+	ASSERT_HAS_SUBSTR(file_text("err"), "vm=a on exit: deflated to 512 MiB",
+			  "a's deflation logged");
+	return NULL;
+}
+
+static const char *test_on_exit(void)
+{
+	const char *err = start(NULL, NULL, 0, NULL);
+
+	err = finish(err ? err : on_exit_deflates());
+	if (!err)
+		err = start(NULL, NULL, 0, "--on-exit", "keep", NULL);
+	err = err ? err : finish(on_exit_keeps());
+	if (!err)
+		err = start(NULL, NULL, 0, "--qmp-timeout-ms", "1000", NULL);
+	err = err ? err : finish(on_exit_stuck());
+	if (!err)
+		err = start(NULL, NULL, 0, NULL);
+	err = err ? err : finish(on_exit_gone());
+	if (!err)
+		err = start(NULL, NULL, 0, NULL);
+	return err ? err : finish(on_exit_after_a_balloon_in_flight());
+}
+
+static int a_set(void)
+{
+	return vm[0].balloons > 0;
+}
+
+/*
+ * a's balloon moves away from balance's target by itself (virsh setmem):
+ * balance leaves a alone until it has stayed put for --foreign-hold-ms,
+ * then balances it again; b is balanced all along.
+ */
+static const char *foreign(void)
+{
+	unsigned int a, b;
+	int st;
+
+	ASSERT_TRUE(serve_until(3000, a_set), "a target on a in 3 s");
+	serve(300);
+	a = vm[0].balloons;
+	b = vm[1].balloons;
+	vm[0].actual = vm[0].last_balloon - 100 * MIB;
+	serve(1200);
+	ASSERT_HAS_SUBSTR(file_text("err"), "vm=a the balloon moves away from balance's target",
+			  "the foreign target logged");
+	ASSERT_EQ(vm[0].balloons, a, "a's balloon commands in its hold");
+	ASSERT_HAS_SUBSTR(file_text("out"), "vm=a policy=working-set action=keep reason=foreign-target",
+			  "a's foreign-target decision");
+	ASSERT_GT(vm[1].balloons, b, "b's balloon commands meanwhile");
+	serve(3000);
+	ASSERT_HAS_SUBSTR(file_text("err"), "vm=a the balloon stayed put for 2 s: balancing it again",
+			  "a balanced again after its hold");
+	ASSERT_GT(vm[0].balloons, a, "a's balloon commands after its hold");
+	/* on exit a is deflated again: it is balance's once more */
+	st = term(1000);
+	ASSERT_EQ(st, 0, "balance's exit status");
+	ASSERT_EQ(vm[0].last_balloon, RAM, "a's target on exit");
+	return NULL;
+}
+
+/* stopped during a's hold: a is left as someone else set it, b deflated */
+static const char *foreign_on_exit(void)
+{
+	unsigned int a;
+	int st;
+
+	ASSERT_TRUE(serve_until(3000, both_set), "a target on both in 3 s");
+	serve(300);
+	vm[0].actual = vm[0].last_balloon - 100 * MIB;
+	serve(1200);
+	ASSERT_HAS_SUBSTR(file_text("err"), "vm=a the balloon moves away", "the foreign target logged");
+	a = vm[0].balloons;
+	st = term(1000);
+	ASSERT_EQ(st, 0, "balance's exit status");
+	ASSERT_EQ(vm[0].balloons, a, "a's balloon commands on exit, its target someone else's");
+	ASSERT_EQ(vm[1].last_balloon, RAM, "b's target on exit");
+	ASSERT_HAS_SUBSTR(file_text("err"), "vm=a on exit: left as it is (its target was set elsewhere)",
+			  "a's being left said");
+	return NULL;
+}
+
+static const char *test_foreign(void)
+{
+	const char *err = start(NULL, NULL, 0, "--foreign-hold-ms", "2000", NULL);
+
+	err = finish(err ? err : foreign());
+	if (!err)
+		err = start(NULL, NULL, 0, "--foreign-hold-ms", "60000", NULL);
+	return err ? err : finish(foreign_on_exit());
+}
+
+/*
+ * The flood: FLOOD connections to the metrics server from 110 loopback
+ * addresses (10 each: a per-address limit alone does not hold them), each
+ * sending a request that never ends, a byte every 500 ms (libmicrohttpd's
+ * time-out is an idle one: these are never idle).
+ */
+#define FLOOD 1100
+
+static struct {
+	int fd[FLOOD];
+	int sent[FLOOD];
+	double next_ms;
+	unsigned int max_fds;		/* balance's descriptors, the most seen */
+} fl;
+
+static unsigned int count_fds(pid_t pid)
+{
+	char path[64];
+	unsigned int n = 0;
+	struct dirent *e;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/proc/%d/fd", (int)pid);
+	d = opendir(path);
+	if (!d)
+		return 0;
+	while ((e = readdir(d)))
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n;
+}
+
+static void flood_hook(void)
+{
+	static const char head[] = "GET /metrics HTTP/1.1\r\nHost: x\r\nX-Slow: ";
+	unsigned int i, n;
+
+	if (mono_ms() < fl.next_ms)
+		return;
+	fl.next_ms = mono_ms() + 500;
+	for (i = 0; i < FLOOD; i++) {
+		ssize_t w;
+
+		if (fl.fd[i] < 0)
+			continue;
+		w = fl.sent[i] ? write(fl.fd[i], "x", 1) : write(fl.fd[i], head, sizeof(head) - 1);
+		if (w > 0)
+			fl.sent[i] = 1;
+		else if (errno != EAGAIN && errno != ENOTCONN) {
+			/* refused or closed by the server: a slow client reconnects */
+			char src[32];
+
+			close(fl.fd[i]);
+			snprintf(src, sizeof(src), "127.0.1.%u", 1 + i / 10);
+			fl.fd[i] = connect_from(src);
+			fl.sent[i] = 0;
+		}
+	}
+	n = count_fds(balance_pid);
+	if (n > fl.max_fds)
+		fl.max_fds = n;
+}
+
+static void flood_end(void)
+{
+	unsigned int i;
+
+	serve_hook = NULL;
+	for (i = 0; i < FLOOD; i++)
+		if (fl.fd[i] >= 0)
+			close(fl.fd[i]);
+}
+
+/* the server closed @fd (EOF or reset) */
+static int closed_by_server(int fd)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	char c;
+
+	return poll(&p, 1, 0) == 1 && read(fd, &c, 1) <= 0;
+}
+
+static int b_back(void)
+{
+	return vm[1].fd >= 0 && vm[1].queries > 0;
+}
+
+static int b_deflated(void)
+{
+	return vm[1].balloon_ms > 0;
+}
+
+static int idle_fd = -1;
+
+static int idle_closed(void)
+{
+	return closed_by_server(idle_fd);
+}
+
+static const char *metrics_flood(void)
+{
+	unsigned int i, held, acc;
+	double t0, idle_ms, scrape_ms;
+	char src[32], *text;
+	int fds[20];
+
+	ASSERT_TRUE(serve_until(3000, both_set), "a target on both in 3 s");
+
+	/*
+	 * One address holds 8 connections, the others are closed at once:
+	 * balance's descriptors say (the client cannot tell a connection
+	 * queued for accept() from one accepted; a SYN the short queue
+	 * dropped comes again a second later)
+	 */
+	held = count_fds(balance_pid);
+	for (i = 0; i < 20; i++) {
+		fds[i] = connect_from("127.0.0.3");
+		ASSERT_GE(fds[i], 0, "connect: %s", strerror(errno));
+	}
+	serve(1500);
+	held = count_fds(balance_pid) - held;
+	for (i = 0; i < 20; i++)
+		close(fds[i]);
+	ASSERT_GE(held, 1, "connections from one address held");
+	ASSERT_LE(held, 8, "connections from one address held");
+
+	memset(&fl, 0, sizeof(fl));
+	for (i = 0; i < FLOOD; i++) {
+		snprintf(src, sizeof(src), "127.0.1.%u", 1 + i / 10);
+		fl.fd[i] = connect_from(src);
+		ASSERT_GE(fl.fd[i], 0, "flood connection %u: %s", i, strerror(errno));
+	}
+	serve_hook = flood_hook;
+	serve(1500);
+
+	/* b's QEMU restarts under the flood: it must get a descriptor */
+	close(vm[1].fd);
+	vm[1].fd = -1;
+	vm[1].queries = 0;
+	acc = vm[1].accepts;
+	ASSERT_TRUE(serve_until(4000, b_back), "b back within 4 s under the flood (accepted %u "
+		    "times; balance holds %u descriptors)", vm[1].accepts - acc,
+		    count_fds(balance_pid));
+	/* and it is managed again: a reclaim report is decided on */
+	vm[1].balloon_ms = 0;
+	t0 = mono_ms();
+	report(&vm[1], "reclaim", vm[1].actual, 0);
+	ASSERT_TRUE(serve_until(1000, b_deflated), "b's deflation within 1 s under the flood");
+	fprintf(stderr, "under %d trickling connections: b back, its deflation %.1f ms after "
+		"its reclaim report; balance held %u descriptors at most (RLIMIT_NOFILE 1024)\n",
+		FLOOD, vm[1].balloon_ms - t0, fl.max_fds);
+	ASSERT_LE(fl.max_fds, 256 + 32, "balance's descriptors under the flood");
+	flood_end();
+
+	/* the flood gone, a scrape from another address succeeds */
+	t0 = mono_ms();
+	text = scrape_from("127.0.0.2", 8000);
+	scrape_ms = mono_ms() - t0;
+	ASSERT_HAS_SUBSTR(text, "wsr_up{vm=\"b\"} 1", "a scrape within 8 s of the flood's end");
+	free(text);
+
+	/* an idle connection is closed within 5 s */
+	idle_fd = connect_from("127.0.0.4");
+	ASSERT_GE(idle_fd, 0, "connect: %s", strerror(errno));
+	t0 = mono_ms();
+	i = serve_until(9000, idle_closed);
+	idle_ms = mono_ms() - t0;
+	close(idle_fd);
+	fprintf(stderr, "the flood gone, a scrape took %.0f ms; %u of 20 connections from one "
+		"address held; an idle one closed after %.0f ms\n", scrape_ms, held, idle_ms);
+	ASSERT_TRUE(i, "an idle connection closed within 9 s");
+	/* 5 s the bound, 2 s the margin on a busy machine */
+	UNIT_FAIL_IF(idle_ms >= 7000, ("%.0f ms (the bound: 5 s)", idle_ms),
+		     "an idle connection's life");
+	return NULL;
+}
+
+static const char *test_metrics_flood(void)
+{
+	char addr[32];
+	const char *err;
+
+	metrics_port = free_port();
+	snprintf(addr, sizeof(addr), "127.0.0.1:%d", metrics_port);
+	err = start(NULL, NULL, 1024, "--metrics", addr, NULL);
+	err = err ? err : metrics_flood();
+	flood_end();
+	return finish(err);
+}
+
+static int a_cut_twice(void)
+{
+	return vm[0].cut >= 2;
+}
+
+/*
+ * a answers a query-balloon with a message that never ends: balance cuts
+ * it off at 1 MiB (its stream's bound), says so once, retries; b is
+ * served all along.
+ */
+static const char *endless(void)
+{
+	unsigned int bcmds = vm[1].cmds;
+
+	vm[0].endless = 1;
+	ASSERT_TRUE(serve_until(6000, a_cut_twice), "a cut off twice in 6 s (%u times, %llu bytes "
+		    "sent)", vm[0].cut, vm[0].flooded);
+	serve(2500);
+	fprintf(stderr, "a's endless message cut off after %llu bytes (bound 1 MiB, plus "
+		"the sockets' buffers)\n", vm[0].flooded);
+	/* 1 MiB, and what the two socket buffers held */
+	ASSERT_LT(vm[0].flooded, 4 * MIB, "a's bytes before the cut");
+	ASSERT_EQ(file_count("err", "vm=a down: a message of more than 1048576 bytes: cut off"), 1,
+		  "the cut, said");
+	ASSERT_GT(vm[1].cmds, bcmds + 4, "b's commands meanwhile");
+	ASSERT_GT(vm[1].balloons, 0, "b's targets");
+	return NULL;
+}
+
+static const char *test_endless(void)
+{
+	const char *err = start(NULL, NULL, 0, "--reconnect-ms", "200", NULL);
+
+	return finish(err ? err : endless());
 }
 
 static const char *test_bad_input_refused(void)
@@ -296,8 +1077,17 @@ static const char *test_bad_input_refused(void)
 		{ "balance", "--vm", "a/b=/x", NULL },
 		{ "balance", "--vm", "a=/x", "--step-mib" },
 		{ "balance", "--vm", "a=/x", "--metrics" },
+		{ "balance", "--vm", "a=/x", "--on-exit" },
+		{ "balance", "--vm", "a=/x", "--qmp-timeout-ms" },
+		{ "balance", "--vm", "a=/x,min=500,max=400", NULL },
+		{ "balance", "--vm", "a=/x,mix=400", NULL },
+		{ "balance", "--vm", "a=/x,max=0", NULL },
+		{ "balance", "--vm", "a=/x,max=1,max=2", NULL },
+		{ "balance", "--vm", "a=,min=1", NULL },
+		{ "balance", "--vm", "a=/x,min=", NULL },
 	};
-	static const char *const val[] = { NULL, NULL, "workingset", NULL, "0", "host:80" };
+	static const char *const val[] = { NULL, NULL, "workingset", NULL, "0", "host:80",
+					   "squeeze", "0", NULL, NULL, NULL, NULL, NULL, NULL };
 	unsigned int i;
 
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
@@ -313,10 +1103,15 @@ static const char *test_bad_input_refused(void)
 		if (pid == 0) {
 			if (!freopen("/dev/null", "w", stderr))
 				_exit(99);
+			/* a case taken as good runs balance: not for ever */
+			alarm(5);
 			_exit(cmd_balance(argc, argv));
 		}
-		CHECK(waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 2,
-		      "case %u (%s %s): status %#x, not 2", i, argv[argc - 2], argv[argc - 1], st);
+		ASSERT_EQ(waitpid(pid, &st, 0), pid, "case %u: waitpid", i);
+		ASSERT_TRUE(WIFEXITED(st), "case %u (%s %s) exited", i, argv[argc - 2],
+			    argv[argc - 1]);
+		ASSERT_EQ(WEXITSTATUS(st), 2, "case %u (%s %s)'s exit status", i, argv[argc - 2],
+			  argv[argc - 1]);
 	}
 	return NULL;
 }
@@ -325,6 +1120,15 @@ static const struct unit_test tests[] = {
 	{ "balance_bad_input_is_refused", test_bad_input_refused },
 	{ "balance_keeps_serving_when_a_vm_closes_and_reconnects",
 	  test_two_vms_one_closes },
+	{ "balance_deflates_one_vm_and_serves_a_scrape_while_another_never_answers",
+	  test_b_deflates_while_a_never_answers },
+	{ "balance_cuts_off_a_vm_that_sends_an_endless_message", test_endless },
+	{ "balance_keeps_each_target_within_its_vms_min_and_max", test_vm_bounds },
+	{ "balance_dry_run_decides_and_sends_no_balloon", test_dry_run },
+	{ "balance_on_exit_deflates_what_it_set_or_keeps_it", test_on_exit },
+	{ "balance_leaves_a_vm_alone_whose_target_was_set_elsewhere", test_foreign },
+	{ "balance_metrics_flood_leaves_a_reconnecting_vm_managed_and_a_scrape_served",
+	  test_metrics_flood },
 };
 
 UNIT_MAIN(tests)

@@ -7,6 +7,7 @@
  * every line it received in a file.  No QEMU, no guest.
  */
 #include <errno.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -109,7 +110,7 @@ static const char *reply_over_64k_split_across_reads(void)
 	struct qmp q;
 	pid_t pid;
 
-	CHECK(text, "malloc");
+	ASSERT_OK_PTR(text, "malloc");
 	p += sprintf(p, "{\"return\": {\"s\": \"");
 	for (i = 0; i < big; i++)
 		*p++ = 'a' + i % 26;
@@ -117,30 +118,61 @@ static const char *reply_over_64k_split_across_reads(void)
 	replies[1] = text;
 	/* 4000 bytes at a time: the reply takes more than 50 writes */
 	pid = start_fake(replies, 4000);
-	CHECK(pid > 0, "fake QEMU: %s", strerror(errno));
-	CHECK(!qmp_connect(&q, sock_path), "no connection");
-	CHECK(!qmp_exec_built(&q, qmp_cmd_qom_get("/machine/x", "big"), &m), "qom-get failed");
-	CHECK(qmp_kind(m->obj) == QMP_RETURN, "kind %d", qmp_kind(m->obj));
-	CHECK(m->len == strlen(text) && !memcmp(m->raw, text, m->len), "raw reply of %zu bytes",
-	      m->len);
-	CHECK(json_object_object_get_ex(json_object_object_get(m->obj, "return"), "s", &v) &&
-	      json_object_get_string_len(v) == (int)big, "string of %d bytes",
-	      json_object_get_string_len(v));
+	ASSERT_GT(pid, 0, "the fake QEMU: %s", strerror(errno));
+	ASSERT_OK(qmp_connect(&q, sock_path), "the connection");
+	ASSERT_OK(qmp_exec_built(&q, qmp_cmd_qom_get("/machine/x", "big"), &m), "qom-get");
+	ASSERT_EQ(qmp_kind(m->obj), QMP_RETURN, "the reply's kind");
+	ASSERT_EQ(m->len, strlen(text), "the reply's raw bytes");
+	ASSERT_MEMEQ(m->raw, text, m->len, "the reply's raw text, against the text sent");
+	ASSERT_TRUE(json_object_object_get_ex(json_object_object_get(m->obj, "return"), "s", &v),
+		    "the reply's string");
+	ASSERT_EQ(json_object_get_string_len(v), big, "the reply's string length");
 	qmp_close(&q);
 	free(text);
-	CHECK(!end_fake(pid), "fake QEMU failed");
+	ASSERT_OK(end_fake(pid), "the fake QEMU's exit status");
 	return NULL;
 }
 
-static void count_event(void *arg, const struct qmp_msg *m)
+/*
+ * The event loop's way (balance's): the next message, polling the
+ * non-blocking socket until @deadline; NULL on time-out or error.
+ */
+static const struct qmp_msg *next_nb(struct qmp *q, double deadline)
 {
-	(void)m;
-	++*(int *)arg;
+	const struct qmp_msg *m;
+	char err[128];
+
+	for (;;) {
+		struct pollfd p = { .fd = q->fd, .events = POLLIN |
+				    (qmp_pending(q) ? POLLOUT : 0) };
+		int r = qmp_stream_next(&q->s, &m);
+
+		if (r)
+			return r > 0 ? m : NULL;
+		if (now_ms() >= deadline || poll(&p, 1, 10) < 0 ||
+		    ((p.revents & POLLOUT) && qmp_flush(q)) ||
+		    ((p.revents & POLLIN) && qmp_fill(q, err, sizeof(err))))
+			return NULL;
+	}
+}
+
+/* the reply to @cmd, the events before it counted in *events */
+static const struct qmp_msg *call_nb(struct qmp *q, char *cmd, int *events)
+{
+	const struct qmp_msg *m;
+	double deadline = now_ms() + 5000;
+
+	if (qmp_queue(q, cmd))
+		return NULL;
+	while ((m = next_nb(q, deadline)) && qmp_kind(m->obj) == QMP_EVENT)
+		++*events;
+	return m;
 }
 
 /*
  * A reply holding the word "event", as a key below the top and in
- * strings, is the reply; the real event before it is handed over as one.
+ * strings, is the reply; the real event before it is an event.  Over the
+ * event loop's non-blocking calls, with every message in pieces.
  */
 static const char *reply_with_event_inside_is_the_reply(void)
 {
@@ -153,25 +185,34 @@ static const char *reply_with_event_inside_is_the_reply(void)
 	};
 	const struct qmp_msg *m;
 	struct json_object *v;
-	int events = 0, r;
+	int events = 0;
 	char err[256];
 	struct qmp q;
 	pid_t pid = start_fake(replies, 7);
 
-	CHECK(pid > 0, "fake QEMU: %s", strerror(errno));
-	CHECK(!qmp_open(&q, sock_path, now_ms() + 5000, err, sizeof(err)), "open: %s", err);
-	r = qmp_call(&q, qmp_cmd("query-status"), &m, now_ms() + 5000, count_event, &events);
-	CHECK(r == 0, "qmp_call returned %d", r);
-	CHECK(events == 1, "%d events handed over", events);
-	CHECK(qmp_kind(m->obj) == QMP_RETURN && !strcmp(qmp_event_name(m->obj), ""),
-	      "reply of kind %d", qmp_kind(m->obj));
-	CHECK(json_object_object_get_ex(json_object_object_get(m->obj, "return"), "s", &v) &&
-	      !strcmp(json_object_get_string(v), "\"event\": 1\n"), "reply misread");
-	r = qmp_call(&q, qmp_cmd("query-status"), &m, now_ms() + 5000, count_event, &events);
-	CHECK(r == 0 && events == 1 && json_object_is_type(json_object_object_get(m->obj, "return"),
-							    json_type_array), "second reply");
+	ASSERT_GT(pid, 0, "the fake QEMU: %s", strerror(errno));
+	ASSERT_OK(qmp_open_nb(&q, sock_path, 4096, err, sizeof(err)), "open: %s", err);
+	m = next_nb(&q, now_ms() + 5000);
+	ASSERT_OK_PTR(m, "the greeting");
+	ASSERT_EQ(qmp_kind(m->obj), QMP_GREETING, "the greeting's kind");
+	m = call_nb(&q, qmp_cmd("qmp_capabilities"), &events);
+	ASSERT_OK_PTR(m, "qmp_capabilities' reply");
+	ASSERT_EQ(qmp_kind(m->obj), QMP_RETURN, "qmp_capabilities' reply's kind");
+	m = call_nb(&q, qmp_cmd("query-status"), &events);
+	ASSERT_OK_PTR(m, "the first reply");
+	ASSERT_EQ(events, 1, "events handed over");
+	ASSERT_EQ(qmp_kind(m->obj), QMP_RETURN, "the first reply's kind");
+	ASSERT_STREQ(qmp_event_name(m->obj), "", "the first reply's event name");
+	ASSERT_TRUE(json_object_object_get_ex(json_object_object_get(m->obj, "return"), "s", &v),
+		    "the first reply's string");
+	ASSERT_STREQ(json_object_get_string(v), "\"event\": 1\n", "the first reply's string");
+	m = call_nb(&q, qmp_cmd("query-status"), &events);
+	ASSERT_OK_PTR(m, "the second reply");
+	ASSERT_EQ(events, 1, "events handed over");
+	ASSERT_TRUE(json_object_is_type(json_object_object_get(m->obj, "return"), json_type_array),
+		    "the second reply's array");
 	qmp_close(&q);
-	CHECK(!end_fake(pid), "fake QEMU failed");
+	ASSERT_OK(end_fake(pid), "the fake QEMU's exit status");
 	return NULL;
 }
 
@@ -217,28 +258,31 @@ static const char *device_reaches_qemu_escaped(void)
 
 	for (i = 0; i < sizeof(devs) / sizeof(devs[0]); i++) {
 		pid = start_fake(replies, 4096);
-		CHECK(pid > 0, "fake QEMU: %s", strerror(errno));
+		ASSERT_GT(pid, 0, "the fake QEMU: %s", strerror(errno));
 		host = fork();
 		if (host == 0) {
 			execl(WSR_HOST_BIN, WSR_HOST_BIN, "--qmp", sock_path, "--device", devs[i],
 			      "show", (char *)NULL);
 			_exit(127);
 		}
-		CHECK(host > 0 && waitpid(host, &st, 0) == host && WIFEXITED(st) &&
-		      WEXITSTATUS(st) == 0, "wsr-host show failed (%d)", st);
-		CHECK(!end_fake(pid), "fake QEMU failed");
+		ASSERT_GT(host, 0, "fork: %s", strerror(errno));
+		ASSERT_EQ(waitpid(host, &st, 0), host, "waitpid");
+		ASSERT_EQ(st, 0, "wsr-host show's exit status");
+		ASSERT_OK(end_fake(pid), "the fake QEMU's exit status");
 		log = received();
-		CHECK(log, "nothing received");
+		ASSERT_OK_PTR(log, "the lines received");
 		/* two lines: qmp_capabilities, then the qom-get */
 		second = strchr(log, '\n');
-		CHECK(second && strchr(second + 1, '\n') == log + strlen(log) - 1,
-		      "not two lines: %s", log);
+		ASSERT_OK_PTR(second, "the second line received: %s", log);
+		ASSERT_EQ(strchr(second + 1, '\n') - log, (long)strlen(log) - 1,
+			  "the end of the second line: %s", log);
 		cmd = json_tokener_parse(second + 1);
-		CHECK(cmd, "not JSON: %s", second + 1);
-		CHECK(json_object_object_get_ex(cmd, "arguments", &args) &&
-		      json_object_object_get_ex(args, "path", &v) &&
-		      !strcmp(json_object_get_string(v), devs[i]) &&
-		      json_object_object_length(args) == 2, "device %u arrived as %s", i, second + 1);
+		ASSERT_OK_PTR(cmd, "device %u's command parsed: %s", i, second + 1);
+		ASSERT_TRUE(json_object_object_get_ex(cmd, "arguments", &args),
+			    "device %u's command's arguments", i);
+		ASSERT_TRUE(json_object_object_get_ex(args, "path", &v), "device %u's path", i);
+		ASSERT_STREQ(json_object_get_string(v), devs[i], "device %u's path", i);
+		ASSERT_EQ(json_object_object_length(args), 2, "device %u's command's arguments", i);
 		json_object_put(cmd);
 		free(log);
 	}
@@ -246,7 +290,19 @@ static const char *device_reaches_qemu_escaped(void)
 }
 
 /*
- * wsr-host's numbers by the loader's rules and messages (parse.c), before
+ * "wsr-host --qmp DIR/none @args" (no socket there): its exit status, or
+ * -1, and what it said into @out
+ */
+static int host_said(const char *args, char *out, size_t len)
+{
+	char cmd[512];
+
+	snprintf(cmd, sizeof(cmd), "%s --qmp %s/none %s 2>&1", WSR_HOST_BIN, dir, args);
+	return unit_run(cmd, out, len);
+}
+
+/*
+ * wsr-host's numbers by libwsr's rules and messages (lib/parse.c), before
  * or after the command; refused before any connection (the socket is
  * not there).
  */
@@ -260,22 +316,43 @@ static const char *options_follow_the_loaders_rules(void)
 		{ "--timeout-ms 1000001 request", "wsr-host: --timeout-ms must be 1 to 1000000\n" },
 		{ "show --batch 2", "wsr-host: --batch and --timeout-ms are for request\n" },
 	};
-	char cmd[256], out[512];
+	char out[512];
 	unsigned int i;
-	size_t n;
-	FILE *p;
-	int st;
 
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		snprintf(cmd, sizeof(cmd), "%s --qmp %s/none %s 2>&1", WSR_HOST_BIN, dir, cases[i][0]);
-		p = popen(cmd, "r");
-		CHECK(p, "popen");
-		n = fread(out, 1, sizeof(out) - 1, p);
-		out[n] = 0;
-		st = pclose(p);
-		CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 2, "%s: status %d: %s", cases[i][0], st, out);
-		CHECK(!strcmp(out, cases[i][1]), "%s said: %s", cases[i][0], out);
+		ASSERT_EQ(host_said(cases[i][0], out, sizeof(out)), 2, "%s's exit status (%s)",
+			  cases[i][0], out);
+		ASSERT_STREQ(out, cases[i][1], "what %s said", cases[i][0]);
 	}
+	return NULL;
+}
+
+/*
+ * QEMU and the driver refuse a value of more than a week
+ * (VIRTIO_BALLOON_WS_MAX_MS): config says so itself, before it connects;
+ * a week is taken (then the missing socket fails it, status 1).
+ */
+static const char *config_is_bounded_by_the_wire(void)
+{
+	static const char *const beyond[][2] = {
+		{ "config 1,2,604800001 1 1", "wsr-host: intervals: 604800001 is too large "
+					      "(at most 604800000 ms)" },
+		{ "config 1,2,3 604800001 1", "wsr-host: refresh: 604800001 is too large "
+					      "(at most 604800000 ms)\n" },
+		{ "config 1,2,3 1 604800001", "wsr-host: report: 604800001 is too large "
+					      "(at most 604800000 ms)\n" },
+	};
+	char out[512];
+	unsigned int i;
+
+	for (i = 0; i < sizeof(beyond) / sizeof(beyond[0]); i++) {
+		ASSERT_EQ(host_said(beyond[i][0], out, sizeof(out)), 2, "%s's exit status (%s)",
+			  beyond[i][0], out);
+		ASSERT_STRPREFIX(out, beyond[i][1], "what %s said", beyond[i][0]);
+	}
+	ASSERT_EQ(host_said("config 1,2,604800000 604800000 604800000", out, sizeof(out)), 1,
+		  "a week's exit status (%s)", out);
+	ASSERT_HAS_SUBSTR(out, "cannot connect", "what a week said");
 	return NULL;
 }
 
@@ -284,6 +361,7 @@ static const struct unit_test tests[] = {
 	{ "host_client_reply_with_event_inside_is_the_reply", reply_with_event_inside_is_the_reply },
 	{ "host_client_device_reaches_qemu_escaped", device_reaches_qemu_escaped },
 	{ "host_client_options_follow_the_loaders_rules", options_follow_the_loaders_rules },
+	{ "host_client_config_is_bounded_by_the_wire", config_is_bounded_by_the_wire },
 };
 
 int main(void)

@@ -21,13 +21,13 @@ static char *two_vms(const char *name_a)
 	struct metrics_vm v[2] = {
 		{ .name = name_a, .up = 1, .report = &rep, .report_age_s = 1.5,
 		  .ram = 512 * MIB, .actual = 300 * MIB, .target = 296 * MIB,
-		  .reports = { 7, 3 }, .decisions = 4 },
+		  .reports = { [WSR_CAUSE_REQUEST] = 7, [WSR_CAUSE_RECLAIM] = 3 }, .decisions = 4 },
 		{ .name = "b" },
 	};
 	__u32 n, b;
 
 	memset(&rep, 0, sizeof(rep));
-	rep.reclaim = 1;
+	rep.cause = WSR_CAUSE_RECLAIM;
 	rep.data_age_ms = 250;
 	rep.nr_nodes = 2;
 	for (n = 0; n < 2; n++) {
@@ -66,33 +66,24 @@ static const char *test_samples(void)
 	};
 	char *t = two_vms("a");
 	unsigned int i;
-	const char *err = NULL;
 
-	CHECK(t, "no text");
-	for (i = 0; i < sizeof(want) / sizeof(want[0]) && !err; i++)
-		if (!strstr(t, want[i])) {
-			snprintf(unit_msg, sizeof(unit_msg), "no line %s", want[i]);
-			err = unit_msg;
-		}
+	ASSERT_OK_PTR(t, "the exposition");
+	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+		ASSERT_HAS_SUBSTR(t, want[i], "the exposition");
 	/* 2 nodes x 4 bins x 2 types of "a"; nothing of "b"'s missing report */
-	if (!err && count(t, "\nwsr_working_set_bytes{") != 16) {
-		snprintf(unit_msg, sizeof(unit_msg), "%u working-set samples, not 16",
-			 count(t, "\nwsr_working_set_bytes{"));
-		err = unit_msg;
-	}
-	if (!err && strstr(t, "wsr_balloon_target_bytes{vm=\"b\"}"))
-		err = "a target for b, which has none";
+	ASSERT_EQ(count(t, "\nwsr_working_set_bytes{"), 16, "working-set samples");
+	/* b has none */
+	ASSERT_NO_SUBSTR(t, "wsr_balloon_target_bytes{vm=\"b\"}", "the exposition");
 	free(t);
-	return err;
+	return NULL;
 }
 
 static const char *test_label_escapes(void)
 {
 	char *t = two_vms("x\"y\\z\n");
-	int ok = t && strstr(t, "wsr_up{vm=\"x\\\"y\\\\z\\n\"} 1\n");
 
+	ASSERT_HAS_SUBSTR(t, "wsr_up{vm=\"x\\\"y\\\\z\\n\"} 1\n", "the exposition");
 	free(t);
-	CHECK(ok, "label value not escaped");
 	return NULL;
 }
 
@@ -102,7 +93,7 @@ static const char *test_promtool_accepts(void)
 	char *t = two_vms("a");
 	const char *err;
 
-	CHECK(t, "no text");
+	ASSERT_OK_PTR(t, "the exposition");
 	err = promtool_check(t);
 	free(t);
 	return err;

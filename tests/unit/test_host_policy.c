@@ -20,7 +20,8 @@ static const __u64 bounds[] = { 1000, 5000, 10000, 60000, CATCH_ALL };
  */
 static struct ws_report report(int reclaim, const unsigned int mib[5])
 {
-	struct ws_report r = { .reclaim = reclaim, .data_age_ms = 500, .nr_nodes = 2 };
+	struct ws_report r = { .cause = reclaim ? WSR_CAUSE_RECLAIM : WSR_CAUSE_REQUEST,
+			       .data_age_ms = 500, .nr_nodes = 2 };
 	__u32 n, b;
 
 	for (n = 0; n < 2; n++) {
@@ -96,9 +97,8 @@ static const char *test_steady_state_keeps_target(void)
 	for (i = 0; i < 20; i++) {
 		v.stats.free = (62 + i % 5) * MIB;
 		step(&v, 100000 + i * 2000, 0, all_hot, 1);
-		CHECK(v.d.action == POLICY_KEEP, "report %d: set %llu (%s)", i,
-		      (unsigned long long)v.d.target, v.d.reason);
-		CHECK(!strcmp(v.d.reason, "steady"), "report %d: reason %s", i, v.d.reason);
+		ASSERT_EQ(v.d.action, POLICY_KEEP, "report %d's action", i);
+		ASSERT_STREQ(v.d.reason, "steady", "report %d's reason", i);
 	}
 	return NULL;
 }
@@ -126,16 +126,12 @@ static const char *test_inflates_in_bounded_steps_to_working_set(void)
 		if (v.d.action != POLICY_SET)
 			continue;
 		sets++;
-		CHECK(v.d.target < prev, "report %d: target %llu MiB not below %llu MiB", i,
-		      v.d.target / MIB, prev / MIB);
-		CHECK(prev - v.d.target <= v.k.step, "report %d: inflated by %llu MiB at once",
-		      i, (prev - v.d.target) / MIB);
-		CHECK(v.d.target >= want, "report %d: target %llu MiB below the working set's %llu",
-		      i, v.d.target / MIB, want / MIB);
+		ASSERT_LT(v.d.target, prev, "report %d's target, against the size before", i);
+		ASSERT_LE(prev - v.d.target, v.k.step, "report %d's inflation", i);
+		ASSERT_GE(v.d.target, want, "report %d's target, against the working set", i);
 	}
-	CHECK(sets >= 2, "only %d targets set", sets);
-	CHECK(v.in.actual == want, "ended at %llu MiB, working set %llu MiB",
-	      v.in.actual / MIB, want / MIB);
+	ASSERT_GE(sets, 2, "targets set");
+	ASSERT_EQ(v.in.actual, want, "the size at the end, against the working set");
 	return NULL;
 }
 
@@ -146,12 +142,11 @@ static const char *test_inflation_needs_a_new_report(void)
 
 	vm_init(&v, POLICY_WORKING_SET);
 	step(&v, 100000, 0, hot64_cold300, 1);
-	CHECK(v.d.action == POLICY_SET, "first report: %s", v.d.reason);
+	ASSERT_EQ(v.d.action, POLICY_SET, "the first report's action (%s)", v.d.reason);
 	v.in.new_report = 0;
 	v.in.now_ms += 1000;
 	policy_decide(&v.k, &v.st, &v.in, &v.d);
-	CHECK(v.d.action == POLICY_KEEP, "no new report, yet set %llu (%s)",
-	      (unsigned long long)v.d.target / MIB, v.d.reason);
+	ASSERT_EQ(v.d.action, POLICY_KEEP, "the action without a new report (%s)", v.d.reason);
 	return NULL;
 }
 
@@ -168,19 +163,18 @@ static const char *test_reclaim_mid_inflation_deflates_at_once(void)
 
 	vm_init(&v, POLICY_WORKING_SET);
 	step(&v, 100000, 0, hot64_cold300, 0);
-	CHECK(v.d.action == POLICY_SET && v.in.target < v.in.actual, "no inflation: %s",
-	      v.d.reason);
+	ASSERT_EQ(v.d.action, POLICY_SET, "the first report's action (%s)", v.d.reason);
+	ASSERT_LT(v.in.target, v.in.actual, "the target, against the size");
 	/* the balloon got half-way; the guest now uses 360 MiB, reclaiming */
 	v.in.actual = RAM - 32 * MIB;
 	step(&v, 101000, 1, thrash, 0);
 	need = 360 * MIB + v.k.headroom + (v.in.actual - 360 * MIB) + v.k.reclaim_margin;
 	if (need > RAM)
 		need = RAM;
-	CHECK(v.d.action == POLICY_SET, "reclaim report kept the target: %s", v.d.reason);
-	CHECK(!strcmp(v.d.reason, "deflate-reclaim"), "reason %s", v.d.reason);
-	CHECK(v.d.target >= v.in.actual, "target %llu MiB below actual %llu MiB",
-	      v.d.target / MIB, v.in.actual / MIB);
-	CHECK(v.d.target == need, "target %llu MiB, need %llu MiB", v.d.target / MIB, need / MIB);
+	ASSERT_EQ(v.d.action, POLICY_SET, "the reclaim report's action (%s)", v.d.reason);
+	ASSERT_STREQ(v.d.reason, "deflate-reclaim", "the reclaim report's reason");
+	ASSERT_GE(v.d.target, v.in.actual, "the target, against the size");
+	ASSERT_EQ(v.d.target, need, "the target, against what is needed");
 	return NULL;
 }
 
@@ -198,9 +192,8 @@ static const char *test_reclaim_deflates_by_headroom_and_margin(void)
 	v.stats.free = 50 * MIB;
 	step(&v, 100000, 1, thrash, 0);
 	/* 240 hot, 60 other (300 - 240; free not subtracted), 64 headroom, 64 margin */
-	CHECK(v.d.action == POLICY_SET && v.d.target == 428 * MIB,
-	      "action %d target %llu MiB (%s), want 428 MiB", v.d.action, v.d.target / MIB,
-	      v.d.reason);
+	ASSERT_EQ(v.d.action, POLICY_SET, "the action (%s)", v.d.reason);
+	ASSERT_EQ(v.d.target, 428 * MIB, "the target");
 	return NULL;
 }
 
@@ -218,13 +211,12 @@ static const char *test_hold_off_then_inflation_resumes(void)
 	step(&v, t0, 1, thrash, 1);
 	for (t = t0 + 2000; t < t0 + v.k.hold_ms; t += 2000) {
 		step(&v, t, 0, hot64_cold300, 1);
-		CHECK(v.d.action == POLICY_KEEP, "at +%.0f ms: set %llu MiB (%s)", t - t0,
-		      v.d.target / MIB, v.d.reason);
-		CHECK(!strcmp(v.d.reason, "hold"), "at +%.0f ms: reason %s", t - t0, v.d.reason);
+		ASSERT_EQ(v.d.action, POLICY_KEEP, "the action at +%.0f ms", t - t0);
+		ASSERT_STREQ(v.d.reason, "hold", "the reason at +%.0f ms", t - t0);
 	}
 	step(&v, t0 + v.k.hold_ms, 0, hot64_cold300, 1);
-	CHECK(v.d.action == POLICY_SET && !strncmp(v.d.reason, "inflate", 7),
-	      "hold-off over, yet %s", v.d.reason);
+	ASSERT_EQ(v.d.action, POLICY_SET, "the action after the hold-off (%s)", v.d.reason);
+	ASSERT_STRPREFIX(v.d.reason, "inflate", "the reason after the hold-off");
 	return NULL;
 }
 
@@ -249,8 +241,8 @@ static const char *test_reclaim_of_cold_memory_does_not_stop_inflation(void)
 		prev = v.in.actual;
 		mib[4] = 300 - (RAM - v.in.actual) / MIB;
 		step(&v, 100000 + i * 2000, 0, mib, 1);
-		CHECK(v.d.action == POLICY_KEEP || v.d.target <= prev,
-		      "request %d: deflated to %llu MiB (%s)", i, v.d.target / MIB, v.d.reason);
+		if (v.d.action != POLICY_KEEP)
+			ASSERT_LE(v.d.target, prev, "request %d's target (%s)", i, v.d.reason);
 		/* the step evicts cold pages: a reclaim report right after */
 		mib[4] = 300 - (RAM - v.in.actual) / MIB;
 		at = v.in.actual;
@@ -258,15 +250,15 @@ static const char *test_reclaim_of_cold_memory_does_not_stop_inflation(void)
 		step(&v, 100000 + i * 2000 + 100, 1, mib, 1);
 		if (at < want + v.k.reclaim_margin)
 			continue;	/* too close to the working set: deflating is right */
-		CHECK(v.d.action == POLICY_KEEP && !strcmp(v.d.reason, "reclaim-covered"),
-		      "reclaim report %d at %llu MiB: %s to %llu MiB", i, at / MIB,
-		      v.d.reason, v.d.target / MIB);
-		CHECK(v.st.hold_until_ms == hold, "reclaim report %d held inflation off", i);
+		ASSERT_EQ(v.d.action, POLICY_KEEP, "reclaim report %d's action at %llu MiB", i,
+			  at / MIB);
+		ASSERT_STREQ(v.d.reason, "reclaim-covered", "reclaim report %d's reason", i);
+		ASSERT_TRUE(v.st.hold_until_ms == hold, "reclaim report %d's hold-off", i);
 		covered++;
 	}
-	CHECK(covered >= 2, "only %d reclaim reports while cold memory went", covered);
-	CHECK(v.in.actual <= want + v.k.reclaim_margin + v.k.headroom,
-	      "ended at %llu MiB, working set %llu MiB", v.in.actual / MIB, want / MIB);
+	ASSERT_GE(covered, 2, "reclaim reports while cold memory went");
+	ASSERT_LE(v.in.actual, want + v.k.reclaim_margin + v.k.headroom,
+		  "the size at the end, against the working set, margin and headroom");
 	return NULL;
 }
 
@@ -281,8 +273,8 @@ static const char *test_growth_deflates_at_once_during_hold(void)
 	v.st.hold_until_ms = 1e12;
 	/* the histogram counts more than actual: nothing else, 440 + 64 */
 	step(&v, 100000, 0, grown, 1);
-	CHECK(v.d.action == POLICY_SET && v.d.target == 504 * MIB, "set %d to %llu MiB (%s)",
-	      v.d.action, v.d.target / MIB, v.d.reason);
+	ASSERT_EQ(v.d.action, POLICY_SET, "the action (%s)", v.d.reason);
+	ASSERT_EQ(v.d.target, 504 * MIB, "the target");
 	return NULL;
 }
 
@@ -301,14 +293,49 @@ static const char *test_floor(void)
 	for (i = 0; i < 10; i++) {
 		v.stats.free = v.in.actual - 62 * MIB;
 		step(&v, 100000 + i * 2000, 0, tiny, 1);
-		CHECK(v.in.actual >= v.k.floor, "report %d: %llu MiB, floor %llu MiB", i,
-		      v.in.actual / MIB, v.k.floor / MIB);
+		ASSERT_GE(v.in.actual, v.k.floor, "the size after report %d, against the floor", i);
 	}
-	CHECK(v.in.actual == v.k.floor, "ended at %llu MiB, not the floor", v.in.actual / MIB);
+	ASSERT_EQ(v.in.actual, v.k.floor, "the size at the end, against the floor");
 	v.in.actual = v.in.target = 200 * MIB;
 	step(&v, 200000, 0, tiny, 1);
-	CHECK(v.d.action == POLICY_SET && v.d.target == v.k.floor,
-	      "below the floor: %s to %llu MiB", v.d.reason, v.d.target / MIB);
+	ASSERT_EQ(v.d.action, POLICY_SET, "the action below the floor (%s)", v.d.reason);
+	ASSERT_EQ(v.d.target, v.k.floor, "the target below the floor");
+	return NULL;
+}
+
+/*
+ * Never above the ceiling (--vm's max=): a guest found above it goes down
+ * to it at once, not a step at a time nor waiting for new data, and a
+ * reclaim report deflates no further than it.
+ */
+static const char *test_ceiling(void)
+{
+	static const unsigned int thrash[5] = { 300, 60, 0, 0, 0 };
+	struct vm v;
+
+	vm_init(&v, POLICY_WORKING_SET);
+	v.k.ceiling = 300 * MIB;
+	step(&v, 100000, 0, hot64_cold300, 1);
+	ASSERT_EQ(v.d.action, POLICY_SET, "above the ceiling: the action");
+	ASSERT_EQ(v.d.target, 300 * MIB, "above the ceiling: the target");
+	ASSERT_STREQ(v.d.reason, "max", "above the ceiling: the reason");
+	/* the same again with no new report: still at once */
+	v.in.target = 0;
+	v.in.actual = RAM;
+	v.in.new_report = 0;
+	policy_decide(&v.k, &v.st, &v.in, &v.d);
+	ASSERT_EQ(v.d.action, POLICY_SET, "above the ceiling, no new data: the action");
+	ASSERT_EQ(v.d.target, 300 * MIB, "above the ceiling, no new data: the target");
+	v.in.actual = v.in.target = 300 * MIB;
+	step(&v, 101000, 1, thrash, 0);
+	if (v.d.action == POLICY_SET)
+		ASSERT_LE(v.d.target, 300 * MIB, "a reclaim report's target, under the ceiling");
+	/* a ceiling under the floor wins: the floor is the operator's default */
+	v.k.floor = 400 * MIB;
+	v.in.actual = v.in.target = 200 * MIB;
+	step(&v, 200000, 0, hot64_cold300, 1);
+	ASSERT_EQ(v.d.action, POLICY_SET, "a ceiling under the floor: the action");
+	ASSERT_EQ(v.d.target, 300 * MIB, "a ceiling under the floor: the target");
 	return NULL;
 }
 
@@ -324,8 +351,8 @@ static const char *test_stale_report_inflates_nothing(void)
 	v.in.report_ms = v.in.now_ms;
 	v.in.new_report = 1;
 	policy_decide(&v.k, &v.st, &v.in, &v.d);
-	CHECK(v.d.action == POLICY_KEEP && !strcmp(v.d.reason, "stale"), "%s",
-	      v.d.reason);
+	ASSERT_EQ(v.d.action, POLICY_KEEP, "the action");
+	ASSERT_STREQ(v.d.reason, "stale", "the reason");
 	return NULL;
 }
 
@@ -335,10 +362,10 @@ static const char *test_idle_time_rounds_up_to_a_bound(void)
 	static const unsigned int mib[5] = { 1, 2, 4, 8, 16 };
 	struct ws_report r = report(0, mib);
 
-	CHECK(ws_report_hot(&r, 1000) == 1 * MIB, "T 1 s: %llu", ws_report_hot(&r, 1000));
-	CHECK(ws_report_hot(&r, 7000) == 7 * MIB, "T 7 s: %llu", ws_report_hot(&r, 7000));
-	CHECK(ws_report_hot(&r, 10000) == 7 * MIB, "T 10 s: %llu", ws_report_hot(&r, 10000));
-	CHECK(ws_report_total(&r) == 31 * MIB, "total %llu", ws_report_total(&r));
+	ASSERT_EQ(ws_report_hot(&r, 1000), 1 * MIB, "hot bytes at T 1 s");
+	ASSERT_EQ(ws_report_hot(&r, 7000), 7 * MIB, "hot bytes at T 7 s");
+	ASSERT_EQ(ws_report_hot(&r, 10000), 7 * MIB, "hot bytes at T 10 s");
+	ASSERT_EQ(ws_report_total(&r), 31 * MIB, "total bytes");
 	return NULL;
 }
 
@@ -355,25 +382,28 @@ static const char *test_available_baseline(void)
 
 	vm_init(&v, POLICY_AVAILABLE);
 	step(&v, 100000, 0, any, 1);
-	CHECK(v.d.action == POLICY_KEEP && !strcmp(v.d.reason, "no-stats"), "%s", v.d.reason);
+	ASSERT_EQ(v.d.action, POLICY_KEEP, "the action without stats");
+	ASSERT_STREQ(v.d.reason, "no-stats", "the reason without stats");
 	v.stats.available = 400 * MIB;
 	step(&v, 102000, 0, any, 1);
-	CHECK(v.d.action == POLICY_SET && v.d.target == RAM - v.k.step,
-	      "400 MiB available: %s to %llu MiB", v.d.reason, v.d.target / MIB);
+	ASSERT_EQ(v.d.action, POLICY_SET, "the action, 400 MiB available (%s)", v.d.reason);
+	ASSERT_EQ(v.d.target, RAM - v.k.step, "the target, 400 MiB available");
 	/* the balloon took 64 MiB: available drops with it */
 	v.stats.available = 336 * MIB;
 	step(&v, 104000, 0, any, 1);
-	CHECK(v.d.action == POLICY_SET && v.d.target == RAM - 2 * v.k.step, "%s to %llu MiB",
-	      v.d.reason, v.d.target / MIB);
+	ASSERT_EQ(v.d.action, POLICY_SET, "the action, 336 MiB available (%s)", v.d.reason);
+	ASSERT_EQ(v.d.target, RAM - 2 * v.k.step, "the target, 336 MiB available");
 	/* the guest took memory: 20 MiB available, deflate to keep 20% at once */
 	v.stats.available = 20 * MIB;
 	step(&v, 106000, 0, any, 1);
-	CHECK(v.d.action == POLICY_SET && v.d.target == RAM - 128 * MIB - 20 * MIB + keep_avail,
-	      "20 MiB available: %s to %llu MiB", v.d.reason, v.d.target / MIB);
+	ASSERT_EQ(v.d.action, POLICY_SET, "the action, 20 MiB available (%s)", v.d.reason);
+	ASSERT_EQ(v.d.target, RAM - 128 * MIB - 20 * MIB + keep_avail,
+		  "the target, 20 MiB available");
 	/* the working set plays no part: a reclaim report holds nothing off */
 	v.stats.available = 300 * MIB;
 	step(&v, 107000, 1, any, 1);
-	CHECK(v.d.action == POLICY_SET && !strncmp(v.d.reason, "inflate", 7), "%s", v.d.reason);
+	ASSERT_EQ(v.d.action, POLICY_SET, "the action on a reclaim report (%s)", v.d.reason);
+	ASSERT_STRPREFIX(v.d.reason, "inflate", "the reason on a reclaim report");
 	return NULL;
 }
 
@@ -385,9 +415,9 @@ static const char *test_none_never_sets(void)
 	vm_init(&v, POLICY_NONE);
 	v.stats.available = 400 * MIB;
 	step(&v, 100000, 0, hot64_cold300, 1);
-	CHECK(v.d.action == POLICY_KEEP, "set: %s", v.d.reason);
+	ASSERT_EQ(v.d.action, POLICY_KEEP, "the action (%s)", v.d.reason);
 	step(&v, 101000, 1, thrash, 1);
-	CHECK(v.d.action == POLICY_KEEP, "set on reclaim: %s", v.d.reason);
+	ASSERT_EQ(v.d.action, POLICY_KEEP, "the action on a reclaim report (%s)", v.d.reason);
 	return NULL;
 }
 
@@ -395,10 +425,13 @@ static const char *test_knob_names(void)
 {
 	enum policy_kind k;
 
-	CHECK(!policy_kind_parse("working-set", &k) && k == POLICY_WORKING_SET, "working-set");
-	CHECK(!policy_kind_parse("available", &k) && k == POLICY_AVAILABLE, "available");
-	CHECK(!policy_kind_parse("none", &k) && k == POLICY_NONE, "none");
-	CHECK(policy_kind_parse("workingset", &k), "workingset accepted");
+	ASSERT_OK(policy_kind_parse("working-set", &k), "working-set");
+	ASSERT_EQ(k, POLICY_WORKING_SET, "working-set");
+	ASSERT_OK(policy_kind_parse("available", &k), "available");
+	ASSERT_EQ(k, POLICY_AVAILABLE, "available");
+	ASSERT_OK(policy_kind_parse("none", &k), "none");
+	ASSERT_EQ(k, POLICY_NONE, "none");
+	ASSERT_ERR(policy_kind_parse("workingset", &k), "workingset");
 	return NULL;
 }
 
@@ -416,6 +449,7 @@ static const struct unit_test tests[] = {
 	  test_reclaim_of_cold_memory_does_not_stop_inflation },
 	{ "policy_growth_deflates_at_once_during_hold", test_growth_deflates_at_once_during_hold },
 	{ "policy_never_below_floor", test_floor },
+	{ "policy_never_above_ceiling", test_ceiling },
 	{ "policy_stale_report_inflates_nothing", test_stale_report_inflates_nothing },
 	{ "policy_idle_time_rounds_up_to_a_bound", test_idle_time_rounds_up_to_a_bound },
 	{ "policy_available_baseline", test_available_baseline },

@@ -96,23 +96,27 @@ static const char *reply_over_64k_is_one_message(void)
 	const struct qmp_msg *m;
 	int n;
 
-	CHECK(text, "malloc");
+	ASSERT_OK_PTR(text, "malloc");
 	p += sprintf(p, "{\"return\": {\"s\": \"");
 	for (i = 0; i < big; i++)
 		*p++ = 'a' + i % 26;
 	strcpy(p, "\"}}\r\n");
 	strcat(p, last);
 	/* in QEMU's pieces, byte by byte, in one read */
-	CHECK((n = feed_count(text, 4096, &first)) == 2, "%d messages in 4 KiB reads", n);
-	CHECK(first == strlen(text) - strlen(last), "first message of %zu bytes", first);
-	CHECK((n = feed_count(text, 1, &first)) == 2, "%d messages byte by byte", n);
-	CHECK(first == strlen(text) - strlen(last), "first message of %zu bytes", first);
+	n = feed_count(text, 4096, &first);
+	ASSERT_EQ(n, 2, "messages in 4 KiB reads");
+	ASSERT_EQ(first, strlen(text) - strlen(last), "the first message's bytes in 4 KiB reads");
+	n = feed_count(text, 1, &first);
+	ASSERT_EQ(n, 2, "messages byte by byte");
+	ASSERT_EQ(first, strlen(text) - strlen(last), "the first message's bytes byte by byte");
 	m = one(text);
-	CHECK(m && qmp_kind(m->obj) == QMP_RETURN, "not a reply");
-	CHECK(m->len == strlen(text) - strlen(last) && !memcmp(m->raw, text, m->len),
-	      "raw text is not the text sent");
-	CHECK(json_object_object_get_ex(json_object_object_get(m->obj, "return"), "s", &v) &&
-	      json_object_get_string_len(v) == (int)big, "string cut short");
+	ASSERT_OK_PTR(m, "the message in one read");
+	ASSERT_EQ(qmp_kind(m->obj), QMP_RETURN, "the message's kind");
+	ASSERT_EQ(m->len, strlen(text) - strlen(last), "the message's raw bytes");
+	ASSERT_MEMEQ(m->raw, text, m->len, "the message's raw text, against the text sent");
+	ASSERT_TRUE(json_object_object_get_ex(json_object_object_get(m->obj, "return"), "s", &v),
+		    "the reply's string");
+	ASSERT_EQ(json_object_get_string_len(v), big, "the reply's string length");
 	free(text);
 	qmp_stream_free(&s);
 	return NULL;
@@ -131,13 +135,12 @@ static const char *reply_with_event_in_a_string_is_a_reply(void)
 
 	for (i = 0; i < sizeof(replies) / sizeof(replies[0]); i++) {
 		m = one(replies[i]);
-		CHECK(m, "%s not parsed", replies[i]);
-		CHECK(qmp_kind(m->obj) == (i == 2 ? QMP_ERROR : QMP_RETURN),
-		      "%s is of kind %d", replies[i], qmp_kind(m->obj));
-		CHECK(!strcmp(qmp_event_name(m->obj), ""), "%s has an event name", replies[i]);
+		ASSERT_OK_PTR(m, "%s parsed", replies[i]);
+		ASSERT_EQ(qmp_kind(m->obj), i == 2 ? QMP_ERROR : QMP_RETURN, "the kind of %s",
+			  replies[i]);
+		ASSERT_STREQ(qmp_event_name(m->obj), "", "the event name of %s", replies[i]);
 	}
-	CHECK(!strcmp(qmp_error_desc(m->obj), "no \"event\""), "desc '%s'",
-	      qmp_error_desc(m->obj));
+	ASSERT_STREQ(qmp_error_desc(m->obj), "no \"event\"", "the error's desc");
 	qmp_stream_free(&s);
 	return NULL;
 }
@@ -146,23 +149,70 @@ static const char *event_and_greeting_are_recognised(void)
 {
 	const struct qmp_msg *m = one(EVENT);
 
-	CHECK(m && qmp_kind(m->obj) == QMP_EVENT, "WORKING_SET_EVENT is not an event");
-	CHECK(!strcmp(qmp_event_name(m->obj), "WORKING_SET_EVENT"), "event '%s'",
-	      qmp_event_name(m->obj));
-	CHECK(m->len == strlen(EVENT) && !memcmp(m->raw, EVENT, m->len),
-	      "raw text is not the line as sent");
+	ASSERT_OK_PTR(m, "WORKING_SET_EVENT parsed");
+	ASSERT_EQ(qmp_kind(m->obj), QMP_EVENT, "WORKING_SET_EVENT's kind");
+	ASSERT_STREQ(qmp_event_name(m->obj), "WORKING_SET_EVENT", "the event's name");
+	ASSERT_EQ(m->len, strlen(EVENT), "the event's raw bytes");
+	ASSERT_MEMEQ(m->raw, EVENT, m->len, "the event's raw text, against the line sent");
 	m = one("{\"QMP\": {\"version\": {}, \"capabilities\": [\"oob\"]}}\r\n");
-	CHECK(m && qmp_kind(m->obj) == QMP_GREETING, "greeting not recognised");
+	ASSERT_OK_PTR(m, "the greeting parsed");
+	ASSERT_EQ(qmp_kind(m->obj), QMP_GREETING, "the greeting's kind");
 	/* a message is whole with its line's end, which may come later */
 	m = one("{\"event\": \"STOP\"}\r");
-	CHECK(!m && !qmp_stream_feed(&s, "\n", 1) && qmp_stream_next(&s, &m) == 1,
-	      "not one message once its line ended");
-	CHECK(qmp_kind(m->obj) == QMP_EVENT && m->len == 19, "STOP: kind %d, %zu bytes",
-	      qmp_kind(m->obj), m->len);
+	ASSERT_NULL(m, "STOP before its line's end");
+	ASSERT_OK(qmp_stream_feed(&s, "\n", 1), "feeding STOP's line end");
+	ASSERT_EQ(qmp_stream_next(&s, &m), 1, "STOP once its line ended");
+	ASSERT_EQ(qmp_kind(m->obj), QMP_EVENT, "STOP's kind");
+	ASSERT_EQ(m->len, 19, "STOP's raw bytes");
 	/* what is not JSON is an error, not a message */
 	m = one("{\"return\": {}} nonsense\r\n");
-	CHECK(m && qmp_kind(m->obj) == QMP_RETURN, "reply before the nonsense");
-	CHECK(qmp_stream_next(&s, &m) < 0, "nonsense taken");
+	ASSERT_OK_PTR(m, "the reply before the nonsense");
+	ASSERT_EQ(qmp_kind(m->obj), QMP_RETURN, "the kind of the reply before the nonsense");
+	ASSERT_LT(qmp_stream_next(&s, &m), 0, "the nonsense");
+	qmp_stream_free(&s);
+	return NULL;
+}
+
+/*
+ * A stream holds at most its bound of bytes not returned yet: a message
+ * that never ends is refused (-2) once past it, with what came before it
+ * returned; a message as long as the bound, ended, is one message; the
+ * bytes of messages returned are not counted.
+ */
+static const char *endless_message_is_cut_off_at_the_bound(void)
+{
+	static const char ok[] = "{\"return\": {}}\r\n";
+	const struct qmp_msg *m;
+	char chunk[1000];
+	size_t fed = 0;
+	int r = 0, i;
+
+	qmp_stream_free(&s);
+	ASSERT_OK(qmp_stream_init(&s), "init");
+	s.max = 4096;
+	/* many whole messages, more than the bound in all, each taken */
+	for (i = 0; i < 1000; i++) {
+		ASSERT_OK(qmp_stream_feed(&s, ok, sizeof(ok) - 1), "message %d fed", i);
+		ASSERT_EQ(qmp_stream_next(&s, &m), 1, "message %d returned", i);
+	}
+	/* one of exactly 4096 bytes, line end included */
+	memset(chunk, ' ', sizeof(chunk));
+	ASSERT_OK(qmp_stream_feed(&s, "{\"s\": \"", 7), "the long message's start");
+	for (fed = 7; fed < 4096 - 4 && !r; fed += r ? 0 : 1)
+		r = qmp_stream_feed(&s, "x", 1);
+	ASSERT_OK(r, "the long message's bytes");
+	ASSERT_OK(qmp_stream_feed(&s, "\"}\r\n", 4), "the long message's end");
+	ASSERT_EQ(qmp_stream_next(&s, &m), 1, "the long message returned");
+	ASSERT_EQ(m->len, 4096, "the long message's length");
+	/* an endless one: refused once past the bound */
+	ASSERT_OK(qmp_stream_feed(&s, "{\"return\": \"", 12), "the endless message's start");
+	for (fed = 12, r = 0; !r && fed < (1 << 20); fed += sizeof(chunk)) {
+		r = qmp_stream_feed(&s, chunk, sizeof(chunk));
+		if (!r)
+			ASSERT_EQ(qmp_stream_next(&s, &m), 0, "the endless message, before its end");
+	}
+	ASSERT_EQ(r, -2, "the endless message, fed to %zu bytes (bound 4096)", fed);
+	ASSERT_LE(fed, 4096 + sizeof(chunk), "the bytes fed before the refusal");
 	qmp_stream_free(&s);
 	return NULL;
 }
@@ -181,22 +231,24 @@ static const char *strings_in_commands_are_escaped(void)
 
 	for (i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
 		text = qmp_cmd_qom_get(paths[i], "guest-working-set");
-		CHECK(text && !strchr(text, '\n') && !strchr(text, '\x01'),
-		      "raw control character in %s", text);
+		ASSERT_OK_PTR(text, "command %u", i);
+		ASSERT_NO_SUBSTR(text, "\n", "command %u", i);
+		ASSERT_NO_SUBSTR(text, "\x01", "command %u", i);
 		cmd = json_tokener_parse(text);
-		CHECK(cmd, "%s does not parse", text);
-		CHECK(json_object_object_get_ex(cmd, "arguments", &args) &&
-		      json_object_object_get_ex(args, "path", &v) &&
-		      !strcmp(json_object_get_string(v), paths[i]), "path of %s", text);
-		CHECK(!strcmp(json_object_get_string(json_object_object_get(cmd, "execute")),
-			      "qom-get"), "execute of %s", text);
+		ASSERT_OK_PTR(cmd, "%s parsed", text);
+		ASSERT_TRUE(json_object_object_get_ex(cmd, "arguments", &args),
+			    "the arguments of %s", text);
+		ASSERT_TRUE(json_object_object_get_ex(args, "path", &v), "the path of %s", text);
+		ASSERT_STREQ(json_object_get_string(v), paths[i], "the path of %s", text);
+		ASSERT_STREQ(json_object_get_string(json_object_object_get(cmd, "execute")),
+			     "qom-get", "the execute of %s", text);
 		json_object_put(cmd);
 		free(text);
 	}
 	text = qmp_cmd_qom_get(paths[0], "guest-working-set");
-	CHECK(!strcmp(text, "{\"execute\":\"qom-get\",\"arguments\":{\"path\":"
-		      "\"/machine/peripheral/balloon0\",\"property\":\"guest-working-set\"}}"),
-	      "not the command wsr-host always sent: %s", text);
+	ASSERT_STREQ(text, "{\"execute\":\"qom-get\",\"arguments\":{\"path\":"
+		     "\"/machine/peripheral/balloon0\",\"property\":\"guest-working-set\"}}",
+		     "the command wsr-host always sent");
 	free(text);
 	return NULL;
 }
@@ -207,14 +259,15 @@ static const char *report_prints_the_same_lines(void)
 	const struct qmp_msg *m = one(EVENT);
 	char *out;
 
-	CHECK(m, "event not parsed");
+	ASSERT_OK_PTR(m, "the event parsed");
 	out = printed(qmp_print_report, m->obj);
-	CHECK(out && !strcmp(out, EVENT_TEXT), "printed\n%s", out);
+	ASSERT_STREQ(out, EVENT_TEXT, "the event printed");
 	free(out);
 	/* a reply to qom-get before the first report: no header, no nodes */
 	m = one("{\"return\": {\"last-update-ms\": 0, \"reports\": 0, \"nodes\": []}}\r\n");
+	ASSERT_OK_PTR(m, "the reply without a report parsed");
 	out = printed(qmp_print_report, m->obj);
-	CHECK(out && !strcmp(out, ""), "printed '%s' for no report", out);
+	ASSERT_STREQ(out, "", "the reply without a report printed");
 	free(out);
 	qmp_stream_free(&s);
 	return NULL;
@@ -235,16 +288,17 @@ static const char *catch_all_bound_stays_exact(void)
 	char *out;
 	__u64 age;
 
-	CHECK(m, "event not parsed");
+	ASSERT_OK_PTR(m, "the event parsed");
 	out = printed(qmp_print_report, m->obj);
-	CHECK(out && strstr(out, "\n9223372036854775807 anon=1 file=1\n"), "printed\n%s", out);
+	ASSERT_HAS_SUBSTR(out, "\n9223372036854775807 anon=1 file=1\n", "the event printed");
 	free(out);
-	CHECK(!qmp_report_header(m->obj, &cause, &age) && !strcmp(cause, "reclaim") && age == 10,
-	      "header");
+	ASSERT_OK(qmp_report_header(m->obj, &cause, &age), "the event's header");
+	ASSERT_STREQ(cause, "reclaim", "the event's cause");
+	ASSERT_EQ(age, 10, "the event's data age");
 	/* --json: QEMU's text after wsr's two keys, as it came */
 	out = printed(print_json, m->obj);
-	CHECK(out && !strncmp(out, JSON_KEYS, strlen(JSON_KEYS)) &&
-	      !strcmp(out + strlen(JSON_KEYS), EVENT + 1), "--json printed %s", out);
+	ASSERT_STRPREFIX(out, JSON_KEYS, "the event printed with --json");
+	ASSERT_STREQ(out + strlen(JSON_KEYS), EVENT + 1, "QEMU's text after wsr's keys");
 	free(out);
 	qmp_stream_free(&s);
 	return NULL;
@@ -257,36 +311,43 @@ static const char *balance_reads_report_and_stats(void)
 	struct ws_stats st;
 	__u64 upd = 0, v = 0;
 
-	CHECK(!qmp_report_parse(one(EVENT)->obj, &r), "event not parsed");
-	CHECK(r.reclaim == 1 && r.data_age_ms == 10 && r.nr_nodes == 2, "header: %d %llu %u",
-	      r.reclaim, (unsigned long long)r.data_age_ms, r.nr_nodes);
-	CHECK(r.nodes[1].id == 3 && r.nodes[1].nr_bins == 2 &&
-	      r.nodes[1].bins[0].anon == 40960 && r.nodes[0].bins[0].file == 20479 &&
-	      r.nodes[0].bins[1].idle_le_ms == 9223372036854775807ULL, "bins misread");
-	CHECK(qmp_report_parse(one("{\"return\": {\"cause\": \"request\", \"nodes\": []}}\r\n")->obj,
-			       &r), "a report without data-age-ms parsed");
+	ASSERT_OK(qmp_report_parse(one(EVENT)->obj, &r), "the event's report");
+	ASSERT_EQ(r.cause, WSR_CAUSE_RECLAIM, "the report's cause");
+	ASSERT_EQ(r.data_age_ms, 10, "the report's data age");
+	ASSERT_EQ(r.nr_nodes, 2, "the report's nodes");
+	ASSERT_EQ(r.nodes[1].id, 3, "node 1's id");
+	ASSERT_EQ(r.nodes[1].nr_bins, 2, "node 1's bins");
+	ASSERT_EQ(r.nodes[1].bins[0].anon, 40960, "node 1's bin 0's anon bytes");
+	ASSERT_EQ(r.nodes[0].bins[0].file, 20479, "node 0's bin 0's file bytes");
+	ASSERT_EQ(r.nodes[0].bins[1].idle_le_ms, 9223372036854775807ULL, "node 0's bin 1's bound");
+	ASSERT_ERR(qmp_report_parse(one("{\"return\": {\"cause\": \"request\", "
+					"\"nodes\": []}}\r\n")->obj, &r),
+		   "a report without data-age-ms");
 	/* beyond what struct ws_report holds: refused, not written past its end */
 	{
 		char big[4096] = "{\"return\": {\"cause\": \"request\", \"data-age-ms\": 1, "
 				 "\"nodes\": [{\"node-id\": 0, \"bins\": [";
 		int i;
 
-		for (i = 0; i < WS_MAX_BINS + 1; i++)
+		for (i = 0; i < WSR_MAX_BINS + 1; i++)
 			strcat(big, i ? ", {\"idle-age-ms\": 1, \"anon-bytes\": 0, \"file-bytes\": 0}"
 				      : "{\"idle-age-ms\": 1, \"anon-bytes\": 0, \"file-bytes\": 0}");
 		strcat(big, "]}]}}\r\n");
-		CHECK(qmp_report_parse(one(big)->obj, &r), "a node of %d bins parsed", WS_MAX_BINS + 1);
+		ASSERT_ERR(qmp_report_parse(one(big)->obj, &r), "a node of %d bins",
+			   WSR_MAX_BINS + 1);
 	}
-	CHECK(qmp_report_parse(one("{\"return\": {\"cause\": \"request\", \"data-age-ms\": 1, "
-				   "\"nodes\": [{\"node-id\": 16, \"bins\": []}]}}\r\n")->obj, &r),
-	      "node id 16 parsed");
-	CHECK(!qmp_stats_parse(one("{\"return\": {\"stats\": {\"stat-free-memory\": 4096, "
-				   "\"stat-available-memory\": -1}, \"last-update\": 17}}\r\n")->obj,
-			       &st, &upd), "stats not parsed");
-	CHECK(st.free == 4096 && st.available == -1 && upd == 17, "stats %lld %lld %llu",
-	      st.free, st.available, (unsigned long long)upd);
-	CHECK(!qmp_return_u64(one("{\"return\": {\"actual\": 536870912}}\r\n")->obj, "actual", &v) &&
-	      v == 536870912, "actual %llu", (unsigned long long)v);
+	ASSERT_ERR(qmp_report_parse(one("{\"return\": {\"cause\": \"request\", \"data-age-ms\": 1, "
+					"\"nodes\": [{\"node-id\": 16, \"bins\": []}]}}\r\n")->obj,
+				    &r), "node id 16");
+	ASSERT_OK(qmp_stats_parse(one("{\"return\": {\"stats\": {\"stat-free-memory\": 4096, "
+				      "\"stat-available-memory\": -1}, "
+				      "\"last-update\": 17}}\r\n")->obj, &st, &upd), "the stats");
+	ASSERT_EQ(st.free, 4096, "stat-free-memory");
+	ASSERT_EQ(st.available, -1, "stat-available-memory");
+	ASSERT_EQ(upd, 17, "last-update");
+	ASSERT_OK(qmp_return_u64(one("{\"return\": {\"actual\": 536870912}}\r\n")->obj, "actual",
+				 &v), "actual");
+	ASSERT_EQ(v, 536870912, "actual");
 	return NULL;
 }
 
@@ -294,6 +355,8 @@ static const struct unit_test tests[] = {
 	{ "host_qmp_reply_over_64k_is_one_message", reply_over_64k_is_one_message },
 	{ "host_qmp_reply_with_event_in_a_string_is_a_reply", reply_with_event_in_a_string_is_a_reply },
 	{ "host_qmp_event_and_greeting_are_recognised", event_and_greeting_are_recognised },
+	{ "host_qmp_endless_message_is_cut_off_at_the_bound",
+	  endless_message_is_cut_off_at_the_bound },
 	{ "host_qmp_strings_in_commands_are_escaped", strings_in_commands_are_escaped },
 	{ "host_qmp_report_prints_the_same_lines", report_prints_the_same_lines },
 	{ "host_qmp_catch_all_bound_stays_exact", catch_all_bound_stays_exact },

@@ -31,14 +31,17 @@ static const char *reply_is_read_in_bytes(void)
 							   BIN(9223372036854775807, 0, 0))));
 	struct ws_report r;
 
-	CHECK(m && !qmp_report_parse(m, &r), "a well-formed reply refused");
-	CHECK(!r.reclaim && r.data_age_ms == 7 && r.nr_nodes == 2, "header %d %llu %u", r.reclaim,
-	      (unsigned long long)r.data_age_ms, r.nr_nodes);
-	CHECK(r.nodes[0].bins[0].anon == 4096 && r.nodes[0].bins[0].file == 1 &&
-	      r.nodes[1].bins[0].anon == 1 && r.nodes[1].bins[0].file == 4095,
-	      "bytes not kept as sent");
-	CHECK(r.nodes[0].bins[1].idle_le_ms == 9223372036854775807ULL && r.nodes[1].id == 1,
-	      "catch-all or node id misread");
+	ASSERT_OK_PTR(m, "the reply parsed");
+	ASSERT_OK(qmp_report_parse(m, &r), "the reply's report");
+	ASSERT_EQ(r.cause, WSR_CAUSE_REQUEST, "the report's cause");
+	ASSERT_EQ(r.data_age_ms, 7, "the report's data age");
+	ASSERT_EQ(r.nr_nodes, 2, "the report's nodes");
+	ASSERT_EQ(r.nodes[0].bins[0].anon, 4096, "node 0's bin 0's anon bytes");
+	ASSERT_EQ(r.nodes[0].bins[0].file, 1, "node 0's bin 0's file bytes");
+	ASSERT_EQ(r.nodes[1].bins[0].anon, 1, "node 1's bin 0's anon bytes");
+	ASSERT_EQ(r.nodes[1].bins[0].file, 4095, "node 1's bin 0's file bytes");
+	ASSERT_EQ(r.nodes[0].bins[1].idle_le_ms, 9223372036854775807ULL, "the catch-all's bound");
+	ASSERT_EQ(r.nodes[1].id, 1, "node 1's id");
 	json_object_put(m);
 	return NULL;
 }
@@ -51,12 +54,13 @@ static const char *show_prints_pages_of_the_guest(void)
 	size_t len;
 	FILE *f = open_memstream(&out, &len);
 
-	CHECK(m && f, "setup");
+	ASSERT_OK_PTR(m, "the reply parsed");
+	ASSERT_OK_PTR(f, "open_memstream");
 	qmp_print_report(f, m);
 	fclose(f);
-	CHECK(WSR_PAGE_SIZE == 4096, "page size %llu", WSR_PAGE_SIZE);
-	CHECK(!strcmp(out, "cause=request data_age_ms=7\nN0\n1000 anon=1 file=0\n"
-			   "9223372036854775807 anon=3 file=0\n"), "printed\n%s", out);
+	ASSERT_EQ(WSR_PAGE_SIZE, 4096, "the page size");
+	ASSERT_STREQ(out, "cause=request data_age_ms=7\nN0\n1000 anon=1 file=0\n"
+			  "9223372036854775807 anon=3 file=0\n", "the report printed");
 	free(out);
 	json_object_put(m);
 	return NULL;
@@ -70,9 +74,12 @@ static const char *event_of_reclaim_is_read(void)
 				    "]}, \"timestamp\": {\"seconds\": 1, \"microseconds\": 0}}");
 	struct ws_report r;
 
-	CHECK(m && !qmp_report_parse(m, &r), "event refused");
-	CHECK(r.reclaim == 1 && r.nr_nodes == 1 && r.nodes[0].id == 3 && r.nodes[0].nr_bins == 2,
-	      "event misread");
+	ASSERT_OK_PTR(m, "the event parsed");
+	ASSERT_OK(qmp_report_parse(m, &r), "the event's report");
+	ASSERT_EQ(r.cause, WSR_CAUSE_RECLAIM, "the report's cause");
+	ASSERT_EQ(r.nr_nodes, 1, "the report's nodes");
+	ASSERT_EQ(r.nodes[0].id, 3, "node 0's id");
+	ASSERT_EQ(r.nodes[0].nr_bins, 2, "node 0's bins");
 	json_object_put(m);
 	return NULL;
 }
@@ -89,6 +96,10 @@ static const char *malformed_reports_are_refused(void)
 		"{\"return\": 1}",
 		"{\"event\": \"WORKING_SET_EVENT\"}",
 		"{\"return\": {\"cause\": 1, \"data-age-ms\": 1, \"nodes\": []}}",
+		/* causes that are not the wire's */
+		"{\"return\": {\"cause\": \"read\", \"data-age-ms\": 1, \"nodes\": []}}",
+		"{\"return\": {\"cause\": \"none\", \"data-age-ms\": 1, \"nodes\": []}}",
+		"{\"return\": {\"cause\": \"Reclaim\", \"data-age-ms\": 1, \"nodes\": []}}",
 		"{\"return\": {\"cause\": \"request\", \"data-age-ms\": -1, \"nodes\": []}}",
 		"{\"return\": {\"cause\": \"request\", \"data-age-ms\": 1.5, \"nodes\": []}}",
 		"{\"return\": {\"cause\": \"request\", \"data-age-ms\": \"1\", \"nodes\": []}}",
@@ -115,10 +126,10 @@ static const char *malformed_reports_are_refused(void)
 	memset(&before, 0x5a, sizeof(before));
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		m = msg(bad[i]);
-		CHECK(m, "test %u is not JSON: %s", i, bad[i]);
+		ASSERT_OK_PTR(m, "test %u parsed: %s", i, bad[i]);
 		r = before;
-		CHECK(qmp_report_parse(m, &r), "accepted %s", bad[i]);
-		CHECK(!memcmp(&r, &before, sizeof(r)), "%s changed the report", bad[i]);
+		ASSERT_ERR(qmp_report_parse(m, &r), "%s", bad[i]);
+		ASSERT_MEMEQ(&r, &before, sizeof(r), "the report after %s", bad[i]);
 		json_object_put(m);
 	}
 	return NULL;
@@ -132,21 +143,24 @@ static const char *largest_report_fits(void)
 	struct ws_report r;
 	int n, b;
 
-	CHECK(text, "malloc");
+	ASSERT_OK_PTR(text, "malloc");
 	p += sprintf(p, "{\"return\": {\"cause\": \"reclaim\", \"data-age-ms\": 1, \"nodes\": [");
-	for (n = 0; n < WS_MAX_NODES; n++) {
+	for (n = 0; n < WSR_MAX_NODES; n++) {
 		p += sprintf(p, "%s{\"node-id\": %d, \"bins\": [", n ? ", " : "", n);
-		for (b = 0; b < WS_MAX_BINS; b++)
+		for (b = 0; b < WSR_MAX_BINS; b++)
 			p += sprintf(p, "%s" BIN(%d, %d, %d), b ? ", " : "", b + 1, n, b);
 		p += sprintf(p, "]}");
 	}
 	strcpy(p, "]}}");
 	m = msg(text);
 	free(text);
-	CHECK(m && !qmp_report_parse(m, &r), "16 nodes of 16 bins refused");
-	CHECK(r.nr_nodes == WS_MAX_NODES && r.nodes[15].nr_bins == WS_MAX_BINS &&
-	      r.nodes[15].bins[15].anon == 15 && r.nodes[15].bins[15].file == 15 &&
-	      r.nodes[15].bins[15].idle_le_ms == 16, "misread");
+	ASSERT_OK_PTR(m, "the reply parsed");
+	ASSERT_OK(qmp_report_parse(m, &r), "16 nodes of 16 bins");
+	ASSERT_EQ(r.nr_nodes, WSR_MAX_NODES, "the report's nodes");
+	ASSERT_EQ(r.nodes[15].nr_bins, WSR_MAX_BINS, "node 15's bins");
+	ASSERT_EQ(r.nodes[15].bins[15].anon, 15, "node 15's bin 15's anon bytes");
+	ASSERT_EQ(r.nodes[15].bins[15].file, 15, "node 15's bin 15's file bytes");
+	ASSERT_EQ(r.nodes[15].bins[15].idle_le_ms, 16, "node 15's bin 15's bound");
 	json_object_put(m);
 	return NULL;
 }

@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * Unit tests of the loader's JSON (loader/json.c, json-c): what "wsr show
+ * Unit tests of the loader's JSON (loader/lib/json.c, json-c): what "wsr show
  * --json" and "wsr watch --json" print is valid JSON whatever the memcg
  * path holds, reads back as it was written, keeps the catch-all bound an
  * exact 64-bit integer, and is byte for byte what the guest tests grep.
  */
 #include <stdlib.h>
 #include <string.h>
-#include "json.h"
-#include "parse.h"
+#include <json-c/json.h>
+#include "libwsr.h"
 #include "unit.h"
 
 static const struct wsr_report rep = {
@@ -47,7 +47,7 @@ static const char *report_prints_as_before(void)
 {
 	char *out = printed(wsr_report_json("/est-deep/a", 1, &rep));
 
-	CHECK(out && !strcmp(out, REPORT_TEXT), "printed\n%s", out);
+	ASSERT_STREQ(out, REPORT_TEXT, "the report");
 	free(out);
 	return NULL;
 }
@@ -71,15 +71,16 @@ static const char *memcg_path_with_quotes_and_controls_round_trips(void)
 
 	for (i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
 		out = printed(wsr_report_json(paths[i], 0, &rep));
-		CHECK(out, "nothing printed for path %u", i);
-		CHECK(strchr(out, '\n') == out + strlen(out) - 1, "path %u: not one line: %s", i, out);
-		CHECK(!strchr(out, '\t') && !strchr(out, '\r') && !strchr(out, '\x01'),
-		      "path %u: raw control character in %s", i, out);
+		ASSERT_OK_PTR(out, "path %u printed", i);
+		ASSERT_EQ(strchr(out, '\n') - out, (long)strlen(out) - 1,
+			  "path %u: the first newline in %s", i, out);
+		ASSERT_NO_SUBSTR(out, "\t", "path %u printed", i);
+		ASSERT_NO_SUBSTR(out, "\r", "path %u printed", i);
+		ASSERT_NO_SUBSTR(out, "\x01", "path %u printed", i);
 		o = json_tokener_parse(out);
-		CHECK(o, "path %u: not JSON: %s", i, out);
-		CHECK(json_object_object_get_ex(o, "memcg", &v) &&
-		      !strcmp(json_object_get_string(v), paths[i]),
-		      "path %u read back as '%s'", i, json_object_get_string(v));
+		ASSERT_OK_PTR(o, "path %u printed, parsed: %s", i, out);
+		ASSERT_TRUE(json_object_object_get_ex(o, "memcg", &v), "path %u: its memcg", i);
+		ASSERT_STREQ(json_object_get_string(v), paths[i], "path %u read back", i);
 		json_object_put(o);
 		free(out);
 	}
@@ -92,13 +93,14 @@ static const char *catch_all_bound_is_an_exact_integer(void)
 	struct json_object *o, *bins, *last, *ms;
 	char *out = printed(wsr_hist_json(1, &rep.hist));
 
-	CHECK(out && strstr(out, "\"ms\":9223372036854775807,"), "printed %s", out);
+	ASSERT_HAS_SUBSTR(out, "\"ms\":9223372036854775807,", "the histogram");
 	o = json_tokener_parse(out);
-	CHECK(o && json_object_object_get_ex(o, "bins", &bins), "not JSON: %s", out);
+	ASSERT_OK_PTR(o, "the histogram parsed: %s", out);
+	ASSERT_TRUE(json_object_object_get_ex(o, "bins", &bins), "the histogram's bins");
 	last = json_object_array_get_idx(bins, 1);
-	CHECK(json_object_object_get_ex(last, "ms", &ms) && json_object_is_type(ms, json_type_int) &&
-	      (__u64)json_object_get_int64(ms) == WSR_BIN_INF, "catch-all read back as %s",
-	      json_object_to_json_string(ms));
+	ASSERT_TRUE(json_object_object_get_ex(last, "ms", &ms), "the catch-all's ms");
+	ASSERT_TRUE(json_object_is_type(ms, json_type_int), "the catch-all's ms as an integer");
+	ASSERT_EQ(json_object_get_int64(ms), WSR_BIN_INF, "the catch-all's ms read back");
 	json_object_put(o);
 	free(out);
 	return NULL;
@@ -112,13 +114,13 @@ static const char *empty_and_failed_objects(void)
 	struct json_object *o = json_object_new_object();
 	int err;
 
-	CHECK(out && !strcmp(out, "{\"node\":4,\"bins\":[]}\n"), "printed %s", out);
+	ASSERT_STREQ(out, "{\"node\":4,\"bins\":[]}\n", "a histogram of no bins");
 	free(out);
-	CHECK(wsr_json_print(stdout, NULL, "\n") == -1, "NULL printed");
-	CHECK(wsr_json_add(NULL, "k", json_object_new_int(1)) == -1, "added to NULL");
+	ASSERT_EQ(wsr_json_print(stdout, NULL, "\n"), -1, "printing NULL");
+	ASSERT_EQ(wsr_json_add(NULL, "k", json_object_new_int(1)), -1, "adding to NULL");
 	err = wsr_json_add(o, "k", NULL);
 	json_object_put(o);
-	CHECK(err == -1, "a NULL value (out of memory) added");
+	ASSERT_EQ(err, -1, "adding a NULL value (out of memory)");
 	return NULL;
 }
 
@@ -127,10 +129,10 @@ static const char *fixed_decimals_print_as_printf(void)
 {
 	char *out = printed(wsr_json_fixed(12.3456, 3));
 
-	CHECK(out && !strcmp(out, "12.346\n"), "printed %s", out);
+	ASSERT_STREQ(out, "12.346\n", "12.3456 with 3 decimals");
 	free(out);
 	out = printed(wsr_json_fixed(0.1, 3));
-	CHECK(out && !strcmp(out, "0.100\n"), "printed %s", out);
+	ASSERT_STREQ(out, "0.100\n", "0.1 with 3 decimals");
 	free(out);
 	return NULL;
 }

@@ -73,49 +73,36 @@ static const char *test_samples(void)
 		"# TYPE wsr_reports_total counter\n",
 		"wsr_reports_total{memcg=\"/job\",node=\"1\",cause=\"reclaim\"} 9\n",
 	};
-	char *t = exposition("/job");
-	const char *err = NULL;
+	static const char *const names[] = { "wsr_working_set_bytes",
+		"wsr_working_set_age_seconds", "wsr_working_set_incomplete", "wsr_reports_total" };
+	char *t = exposition("/job"), help[128], type[128];
+	const char *h;
 	unsigned int i;
 
-	CHECK(t, "no text");
-	for (i = 0; i < sizeof(want) / sizeof(want[0]) && !err; i++)
-		if (!strstr(t, want[i])) {
-			snprintf(unit_msg, sizeof(unit_msg), "no line %s in:\n%s", want[i], t);
-			err = unit_msg;
-		}
+	ASSERT_OK_PTR(t, "the exposition");
+	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+		ASSERT_HAS_SUBSTR(t, want[i], "the exposition");
 	/* 2 memcgs x 2 nodes x 4 bins x 2 types */
-	if (!err && count(t, "\nwsr_working_set_bytes{") != 32) {
-		snprintf(unit_msg, sizeof(unit_msg), "%u working-set samples, not 32",
-			 count(t, "\nwsr_working_set_bytes{"));
-		err = unit_msg;
-	}
+	ASSERT_EQ(count(t, "\nwsr_working_set_bytes{"), 32, "working-set samples");
 	/* every metric has its HELP, right before its TYPE */
-	for (i = 0; !err && i < 4; i++) {
-		static const char *const names[] = { "wsr_working_set_bytes",
-			"wsr_working_set_age_seconds", "wsr_working_set_incomplete", "wsr_reports_total" };
-		char help[128];
-		const char *h;
-
+	for (i = 0; i < 4; i++) {
 		snprintf(help, sizeof(help), "# HELP %s ", names[i]);
+		snprintf(type, sizeof(type), "\n# TYPE %s ", names[i]);
 		h = strstr(t, help);
-		if (!h || !strstr(h, "\n# TYPE ") || strncmp(strstr(h, "\n# TYPE ") + 8, names[i],
-							     strlen(names[i]))) {
-			snprintf(unit_msg, sizeof(unit_msg), "no HELP then TYPE of %s", names[i]);
-			err = unit_msg;
-		}
+		ASSERT_OK_PTR(h, "the HELP of %s", names[i]);
+		ASSERT_STRPREFIX(strchr(h, '\n'), type, "the line after the HELP of %s", names[i]);
 	}
 	free(t);
-	return err;
+	return NULL;
 }
 
 static const char *test_label_escapes(void)
 {
 	char *t = exposition("/a\"b\\c\nd");
-	int ok = t && strstr(t, "wsr_reports_total{memcg=\"/a\\\"b\\\\c\\nd\",node=\"0\","
-			     "cause=\"reclaim\"} 6\n");
 
+	ASSERT_HAS_SUBSTR(t, "wsr_reports_total{memcg=\"/a\\\"b\\\\c\\nd\",node=\"0\","
+			  "cause=\"reclaim\"} 6\n", "the exposition");
 	free(t);
-	CHECK(ok, "memcg label value not escaped");
 	return NULL;
 }
 
@@ -124,7 +111,7 @@ static const char *test_promtool_accepts(void)
 	char *t = exposition("/a\"b\\c");
 	const char *err;
 
-	CHECK(t, "no text");
+	ASSERT_OK_PTR(t, "the exposition");
 	err = promtool_check(t);
 	free(t);
 	return err;
@@ -152,31 +139,26 @@ static const char *test_memcg_paths(void)
 	char p[PATH_MAX], **paths = NULL;
 	__u64 ids[5];
 	size_t n = 0, i;
-	const char *bad = NULL;
+	static const char *const want[] = { "/", "/a\"q", "/job/db", "/zz" };
 
-	CHECK(mkdtemp(base), "mkdtemp: %m");
+	ASSERT_OK_PTR(mkdtemp(base), "mkdtemp: %m");
 	atexit(remove_base);
 	for (i = 0; i < 5; i++) {
 		snprintf(p, sizeof(p), "%s/%s", base, dirs[i]);
-		CHECK(!mkdir(p, 0755) && !stat(p, &st), "mkdir %s: %m", p);
+		ASSERT_OK(mkdir(p, 0755), "mkdir %s: %m", p);
+		ASSERT_OK(stat(p, &st), "stat %s: %m", p);
 		ids[i] = st.st_ino;
 	}
-	CHECK(!stat(base, &st), "stat %s: %m", base);
+	ASSERT_OK(stat(base, &st), "stat %s: %m", base);
 	/* the root, job/db, zz, a"q, and an id of nothing; not job, job/web */
 	ids[0] = st.st_ino;
 	ids[1] = 123456789;
-	CHECK(!wsr_memcg_paths(base, ids, 5, &paths, &n, &err), "%s", err.msg);
-	if (n != 4 || strcmp(paths[0], "/") || strcmp(paths[1], "/a\"q") ||
-	    strcmp(paths[2], "/job/db") || strcmp(paths[3], "/zz")) {
-		size_t len = snprintf(unit_msg, sizeof(unit_msg),
-				      "%zu paths, not / /a\"q /job/db /zz:", n);
-
-		for (i = 0; i < n && len < sizeof(unit_msg); i++)
-			len += snprintf(unit_msg + len, sizeof(unit_msg) - len, " [%s]", paths[i]);
-		bad = unit_msg;
-	}
+	ASSERT_OK(wsr_memcg_paths(base, ids, 5, &paths, &n, &err), "%s", err.msg);
+	ASSERT_EQ(n, 4, "paths");
+	for (i = 0; i < n; i++)
+		ASSERT_STREQ(paths[i], want[i], "path %zu", i);
 	wsr_free_paths(paths, n);
-	return bad;
+	return NULL;
 }
 
 static const struct unit_test tests[] = {

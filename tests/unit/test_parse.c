@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Unit tests of the knob parsers and printers in loader/parse.c. */
+/* Unit tests of the knob parsers and printers in loader/lib/parse.c. */
 #include <string.h>
-#include "parse.h"
+#include "libwsr.h"
 #include "unit.h"
 
 static const char *intervals_accept_increasing_list(void)
@@ -10,8 +10,11 @@ static const char *intervals_accept_increasing_list(void)
 	struct wsr_err err;
 	__u32 n;
 
-	CHECK(!wsr_parse_intervals("1000,2000,4000", ms, &n, &err), "%s", err.msg);
-	CHECK(n == 3 && ms[0] == 1000 && ms[2] == 4000 && ms[3] == 0, "parsed n=%u", n);
+	ASSERT_OK(wsr_parse_intervals("1000,2000,4000", WSR_MAX_MS, ms, &n, &err), "%s", err.msg);
+	ASSERT_EQ(n, 3, "intervals");
+	ASSERT_EQ(ms[0], 1000, "interval 0");
+	ASSERT_EQ(ms[2], 4000, "interval 2");
+	ASSERT_EQ(ms[3], 0, "interval 3");
 	return NULL;
 }
 
@@ -22,8 +25,9 @@ static const char *intervals_accept_printed_catch_all(void)
 	struct wsr_err err;
 	__u32 n;
 
-	CHECK(!wsr_parse_intervals("1,2,3,9223372036854775807", ms, &n, &err), "%s", err.msg);
-	CHECK(n == 3, "n=%u, expected the catch-all dropped", n);
+	ASSERT_OK(wsr_parse_intervals("1,2,3,9223372036854775807", WSR_MAX_MS, ms, &n, &err), "%s",
+		  err.msg);
+	ASSERT_EQ(n, 3, "intervals, the catch-all dropped");
 	return NULL;
 }
 
@@ -41,9 +45,10 @@ static const char *intervals_reject_malformed_lists(void)
 
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		err.msg[0] = 0;
-		CHECK(wsr_parse_intervals(bad[i], ms, &n, &err), "accepted '%s'", bad[i]);
-		CHECK(err.msg[0], "no message for '%s'", bad[i]);
-		CHECK(n == 99 && ms[0] == 7, "'%s' changed the output", bad[i]);
+		ASSERT_ERR(wsr_parse_intervals(bad[i], WSR_MAX_MS, ms, &n, &err), "'%s'", bad[i]);
+		ASSERT_NEQ(err.msg[0], 0, "the message for '%s'", bad[i]);
+		ASSERT_EQ(n, 99, "intervals after '%s'", bad[i]);
+		ASSERT_EQ(ms[0], 7, "interval 0 after '%s'", bad[i]);
 	}
 	return NULL;
 }
@@ -54,9 +59,10 @@ static const char *fifteen_intervals_is_the_maximum(void)
 	struct wsr_err err;
 	__u32 n;
 
-	CHECK(!wsr_parse_intervals("1,2,3,4,5,6,7,8,9,10,11,12,13,14,15", ms, &n, &err),
-	      "%s", err.msg);
-	CHECK(n == 15 && ms[14] == 15, "n=%u", n);
+	ASSERT_OK(wsr_parse_intervals("1,2,3,4,5,6,7,8,9,10,11,12,13,14,15", WSR_MAX_MS, ms, &n,
+				      &err), "%s", err.msg);
+	ASSERT_EQ(n, 15, "intervals");
+	ASSERT_EQ(ms[14], 15, "interval 14");
 	return NULL;
 }
 
@@ -65,12 +71,14 @@ static const char *numbers_are_strict_decimal(void)
 	struct wsr_err err;
 	__u64 v;
 
-	CHECK(!wsr_parse_u64("0", &v, "x", &err) && v == 0, "0");
-	CHECK(!wsr_parse_u64("9223372036854775807", &v, "x", &err), "LLONG_MAX");
-	CHECK(wsr_parse_u64("9223372036854775808", &v, "x", &err), "LLONG_MAX + 1 accepted");
-	CHECK(wsr_parse_u64("0x10", &v, "x", &err), "hex accepted");
-	CHECK(wsr_parse_u64("", &v, "x", &err), "empty accepted");
-	CHECK(wsr_parse_u64("12 ", &v, "x", &err), "trailing space accepted");
+	ASSERT_OK(wsr_parse_u64("0", &v, "x", &err), "0");
+	ASSERT_EQ(v, 0, "0");
+	ASSERT_OK(wsr_parse_u64("9223372036854775807", &v, "x", &err), "LLONG_MAX");
+	ASSERT_EQ(v, 9223372036854775807ULL, "LLONG_MAX");
+	ASSERT_ERR(wsr_parse_u64("9223372036854775808", &v, "x", &err), "LLONG_MAX + 1");
+	ASSERT_ERR(wsr_parse_u64("0x10", &v, "x", &err), "hex");
+	ASSERT_ERR(wsr_parse_u64("", &v, "x", &err), "empty");
+	ASSERT_ERR(wsr_parse_u64("12 ", &v, "x", &err), "a trailing space");
 	return NULL;
 }
 
@@ -80,14 +88,16 @@ static const char *node_prefix_selects_a_node(void)
 	const char *val;
 	int node;
 
-	CHECK(!wsr_parse_node_value("N1=500", 2, &node, &val, &err), "%s", err.msg);
-	CHECK(node == 1 && !strcmp(val, "500"), "node %d value '%s'", node, val);
-	CHECK(!wsr_parse_node_value("500", 2, &node, &val, &err) && node == -1, "bare value");
-	CHECK(wsr_parse_node_value("N2=500", 2, &node, &val, &err), "node 2 of 2 accepted");
-	CHECK(strstr(err.msg, "does not exist"), "message '%s'", err.msg);
-	CHECK(wsr_parse_node_value("Nx=5", 2, &node, &val, &err), "Nx accepted");
-	CHECK(wsr_parse_node_value("N=5", 2, &node, &val, &err), "N= accepted");
-	CHECK(wsr_parse_node_value("N1", 2, &node, &val, &err), "N1 without = accepted");
+	ASSERT_OK(wsr_parse_node_value("N1=500", 2, &node, &val, &err), "%s", err.msg);
+	ASSERT_EQ(node, 1, "N1=500's node");
+	ASSERT_STREQ(val, "500", "N1=500's value");
+	ASSERT_OK(wsr_parse_node_value("500", 2, &node, &val, &err), "a bare value");
+	ASSERT_EQ(node, -1, "a bare value's node");
+	ASSERT_ERR(wsr_parse_node_value("N2=500", 2, &node, &val, &err), "node 2 of 2");
+	ASSERT_HAS_SUBSTR(err.msg, "does not exist", "node 2 of 2's message");
+	ASSERT_ERR(wsr_parse_node_value("Nx=5", 2, &node, &val, &err), "Nx=5");
+	ASSERT_ERR(wsr_parse_node_value("N=5", 2, &node, &val, &err), "N=5");
+	ASSERT_ERR(wsr_parse_node_value("N1", 2, &node, &val, &err), "N1 without =");
 	return NULL;
 }
 
@@ -97,10 +107,12 @@ static const char *config_set_is_all_or_nothing(void)
 				  .intervals_ms = { 1, 2, 3 } };
 	struct wsr_err err;
 
-	CHECK(wsr_config_set(&cfg, WSR_KNOB_INTERVALS, "10,5,20", &err), "accepted");
-	CHECK(cfg.nr_intervals == 3 && cfg.intervals_ms[0] == 1, "config changed");
-	CHECK(!wsr_config_set(&cfg, WSR_KNOB_REFRESH, "250", &err), "%s", err.msg);
-	CHECK(cfg.refresh_ms == 250 && cfg.report_ms == 5, "refresh not set alone");
+	ASSERT_ERR(wsr_config_set(&cfg, WSR_KNOB_INTERVALS, "10,5,20", &err), "10,5,20");
+	ASSERT_EQ(cfg.nr_intervals, 3, "intervals after a refused value");
+	ASSERT_EQ(cfg.intervals_ms[0], 1, "interval 0 after a refused value");
+	ASSERT_OK(wsr_config_set(&cfg, WSR_KNOB_REFRESH, "250", &err), "%s", err.msg);
+	ASSERT_EQ(cfg.refresh_ms, 250, "refresh_ms");
+	ASSERT_EQ(cfg.report_ms, 5, "report_ms after setting refresh_ms");
 	return NULL;
 }
 
@@ -114,24 +126,24 @@ static const char *config_ms_knobs_are_bounded(void)
 	struct wsr_err err;
 	__u32 i;
 
-	CHECK(WSR_MAX_MS * 1000000ULL / 1000000ULL == WSR_MAX_MS, "WSR_MAX_MS in ns wraps");
+	ASSERT_EQ(WSR_MAX_MS * 1000000ULL / 1000000ULL, WSR_MAX_MS, "WSR_MAX_MS through ns");
 	for (i = 0; i < 2; i++) {
 		const char *name = names[i];
 
-		CHECK(!wsr_config_set(&cfg, knobs[i], "1000000000000", &err), "%s", err.msg);
-		CHECK((knobs[i] == WSR_KNOB_REPORT ? cfg.report_ms : cfg.refresh_ms) ==
-		      WSR_MAX_MS, "%s not set to the bound", name);
+		ASSERT_OK(wsr_config_set(&cfg, knobs[i], "1000000000000", &err), "%s", err.msg);
+		ASSERT_EQ(knobs[i] == WSR_KNOB_REPORT ? cfg.report_ms : cfg.refresh_ms, WSR_MAX_MS,
+			  "%s at the bound", name);
 		old = cfg;
 		err.msg[0] = 0;
-		CHECK(wsr_config_set(&cfg, knobs[i], "1000000000001", &err),
-		      "%s above the bound accepted", name);
-		CHECK(!memcmp(&cfg, &old, sizeof(cfg)), "%s: refused value changed cfg", name);
+		ASSERT_ERR(wsr_config_set(&cfg, knobs[i], "1000000000001", &err),
+			   "%s above the bound", name);
+		ASSERT_MEMEQ(&cfg, &old, sizeof(cfg), "%s: cfg after a refused value", name);
 		snprintf(want, sizeof(want),
 			 "%s: 1000000000001 is too large (at most 1000000000000 ms)", name);
-		CHECK(!strcmp(err.msg, want), "message '%s'", err.msg);
-		CHECK(wsr_config_set(&cfg, knobs[i], "9223372036854775807", &err),
-		      "%s: the catch-all value accepted", name);
-		CHECK(!memcmp(&cfg, &old, sizeof(cfg)), "%s: refused value changed cfg", name);
+		ASSERT_STREQ(err.msg, want, "%s above the bound: the message", name);
+		ASSERT_ERR(wsr_config_set(&cfg, knobs[i], "9223372036854775807", &err),
+			   "%s: the catch-all value", name);
+		ASSERT_MEMEQ(&cfg, &old, sizeof(cfg), "%s: cfg after a refused value", name);
 	}
 	return NULL;
 }
@@ -145,25 +157,32 @@ static const char *intervals_are_bounded(void)
 	struct wsr_err err;
 	__u32 n = 99;
 
-	CHECK(!wsr_parse_intervals("1,2,1000000000000", ms, &n, &err), "%s", err.msg);
-	CHECK(n == 3 && ms[2] == WSR_MAX_MS, "n=%u ms[2]=%llu", n, (unsigned long long)ms[2]);
-	CHECK(!wsr_parse_intervals("1,2,1000000000000,9223372036854775807", ms, &n, &err),
-	      "catch-all after the bound: %s", err.msg);
-	CHECK(n == 3, "n=%u, expected the catch-all dropped", n);
+	ASSERT_OK(wsr_parse_intervals("1,2,1000000000000", WSR_MAX_MS, ms, &n, &err), "%s",
+		  err.msg);
+	ASSERT_EQ(n, 3, "intervals");
+	ASSERT_EQ(ms[2], WSR_MAX_MS, "interval 2");
+	ASSERT_OK(wsr_parse_intervals("1,2,1000000000000,9223372036854775807", WSR_MAX_MS, ms, &n,
+				      &err), "the catch-all after the bound: %s", err.msg);
+	ASSERT_EQ(n, 3, "intervals, the catch-all dropped");
 	ms[0] = 7;
 	n = 99;
-	CHECK(wsr_parse_intervals("1,2,1000000000001", ms, &n, &err), "above the bound accepted");
-	CHECK(n == 99 && ms[0] == 7, "refused list changed the output");
-	CHECK(!strcmp(err.msg, "intervals: 1000000000001 is too large (at most 1000000000000 ms)"),
-	      "message '%s'", err.msg);
+	ASSERT_ERR(wsr_parse_intervals("1,2,1000000000001", WSR_MAX_MS, ms, &n, &err),
+		   "above the bound");
+	ASSERT_EQ(n, 99, "intervals after a refused list");
+	ASSERT_EQ(ms[0], 7, "interval 0 after a refused list");
+	ASSERT_STREQ(err.msg, "intervals: 1000000000001 is too large (at most 1000000000000 ms)",
+		     "above the bound: the message");
 	/* just below the catch-all is a time like any other */
-	CHECK(wsr_parse_intervals("1,2,9223372036854775806", ms, &n, &err), "LLONG_MAX - 1");
-	CHECK(wsr_parse_intervals("1,9223372036854775807,3", ms, &n, &err), "catch-all inside");
+	ASSERT_ERR(wsr_parse_intervals("1,2,9223372036854775806", WSR_MAX_MS, ms, &n, &err),
+		   "LLONG_MAX - 1");
+	ASSERT_ERR(wsr_parse_intervals("1,9223372036854775807,3", WSR_MAX_MS, ms, &n, &err),
+		   "the catch-all inside");
 	old = cfg;
-	CHECK(wsr_config_set(&cfg, WSR_KNOB_INTERVALS, "1,2,1000000000001", &err), "knob");
-	CHECK(wsr_config_set(&cfg, WSR_KNOB_REACCESS_INTERVALS, "1,2,1000000000001", &err),
-	      "reaccess knob");
-	CHECK(!memcmp(&cfg, &old, sizeof(cfg)), "refused intervals changed cfg");
+	ASSERT_ERR(wsr_config_set(&cfg, WSR_KNOB_INTERVALS, "1,2,1000000000001", &err),
+		   "intervals_ms above the bound");
+	ASSERT_ERR(wsr_config_set(&cfg, WSR_KNOB_REACCESS_INTERVALS, "1,2,1000000000001", &err),
+		   "reaccess_intervals_ms above the bound");
+	ASSERT_MEMEQ(&cfg, &old, sizeof(cfg), "cfg after refused intervals");
 	return NULL;
 }
 
@@ -172,13 +191,18 @@ static const char *ms_numbers_take_a_bound(void)
 	struct wsr_err err;
 	__u64 v = 3;
 
-	CHECK(!wsr_parse_ms("10", &v, 10, "x", &err) && v == 10, "%s", err.msg);
+	ASSERT_OK(wsr_parse_ms("10", &v, 10, "x", &err), "%s", err.msg);
+	ASSERT_EQ(v, 10, "10 at most 10");
 	v = 3;
-	CHECK(wsr_parse_ms("11", &v, 10, "x", &err) && v == 3, "11 > 10 accepted");
-	CHECK(!strcmp(err.msg, "x: 11 is too large (at most 10 ms)"), "message '%s'", err.msg);
-	CHECK(wsr_parse_ms("99999999999999999999", &v, 10, "x", &err) && v == 3, "overflow");
-	CHECK(wsr_parse_ms("-1", &v, 10, "x", &err) && v == 3, "-1 accepted");
-	CHECK(wsr_parse_ms("", &v, 10, "x", &err) && v == 3, "empty accepted");
+	ASSERT_ERR(wsr_parse_ms("11", &v, 10, "x", &err), "11 at most 10");
+	ASSERT_STREQ(err.msg, "x: 11 is too large (at most 10 ms)", "11 at most 10: the message");
+	ASSERT_EQ(v, 3, "the value after 11");
+	ASSERT_ERR(wsr_parse_ms("99999999999999999999", &v, 10, "x", &err), "an overflow");
+	ASSERT_EQ(v, 3, "the value after an overflow");
+	ASSERT_ERR(wsr_parse_ms("-1", &v, 10, "x", &err), "-1");
+	ASSERT_EQ(v, 3, "the value after -1");
+	ASSERT_ERR(wsr_parse_ms("", &v, 10, "x", &err), "empty");
+	ASSERT_EQ(v, 3, "the value after empty");
 	return NULL;
 }
 
@@ -198,9 +222,8 @@ static const char *node_list_items_and_ranges(void)
 
 	for (i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
 		m = 0xdead;
-		CHECK(!wsr_parse_node_list(ok[i].s, &m, &err), "'%s': %s", ok[i].s, err.msg);
-		CHECK(m == ok[i].mask, "'%s' gave %#llx, expected %#llx", ok[i].s,
-		      (unsigned long long)m, (unsigned long long)ok[i].mask);
+		ASSERT_OK(wsr_parse_node_list(ok[i].s, &m, &err), "'%s': %s", ok[i].s, err.msg);
+		ASSERT_EQ(m, ok[i].mask, "the mask of '%s'", ok[i].s);
 	}
 	return NULL;
 }
@@ -221,14 +244,15 @@ static const char *node_list_ids_are_bounded(void)
 	__u64 m = 0;
 	__u32 i;
 
-	CHECK(!wsr_parse_node_list("15", &m, &err) && m == 1ULL << 15, "15: %s", err.msg);
-	CHECK(!wsr_parse_node_list("14-15\n", &m, &err) && m == 3ULL << 14, "14-15: %s",
-	      err.msg);
+	ASSERT_OK(wsr_parse_node_list("15", &m, &err), "15: %s", err.msg);
+	ASSERT_EQ(m, 1ULL << 15, "the mask of 15");
+	ASSERT_OK(wsr_parse_node_list("14-15\n", &m, &err), "14-15: %s", err.msg);
+	ASSERT_EQ(m, 3ULL << 14, "the mask of 14-15");
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		m = 0xdead;
-		CHECK(wsr_parse_node_list(bad[i].s, &m, &err), "accepted '%s'", bad[i].s);
-		CHECK(m == 0xdead, "'%s' changed the mask", bad[i].s);
-		CHECK(!strcmp(err.msg, bad[i].msg), "'%s': message '%s'", bad[i].s, err.msg);
+		ASSERT_ERR(wsr_parse_node_list(bad[i].s, &m, &err), "'%s'", bad[i].s);
+		ASSERT_EQ(m, 0xdead, "the mask after '%s'", bad[i].s);
+		ASSERT_STREQ(err.msg, bad[i].msg, "'%s': the message", bad[i].s);
 	}
 	return NULL;
 }
@@ -246,9 +270,9 @@ static const char *node_list_rejects_malformed(void)
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		m = 0xdead;
 		err.msg[0] = 0;
-		CHECK(wsr_parse_node_list(bad[i], &m, &err), "accepted '%s'", bad[i]);
-		CHECK(m == 0xdead, "'%s' changed the mask", bad[i]);
-		CHECK(err.msg[0], "no message for '%s'", bad[i]);
+		ASSERT_ERR(wsr_parse_node_list(bad[i], &m, &err), "'%s'", bad[i]);
+		ASSERT_EQ(m, 0xdead, "the mask after '%s'", bad[i]);
+		ASSERT_NEQ(err.msg[0], 0, "the message for '%s'", bad[i]);
 	}
 	return NULL;
 }
@@ -259,19 +283,21 @@ static const char *ranges_say_their_bounds(void)
 	struct wsr_err err;
 	__u64 v = 7;
 
-	CHECK(!wsr_parse_range("1", &v, 1, 10, "--x", &err) && v == 1, "1 in [1, 10]: %llu",
-	      (unsigned long long)v);
-	CHECK(!wsr_parse_range("10", &v, 1, 10, "--x", &err) && v == 10, "10 in [1, 10]");
-	CHECK(wsr_parse_range("0", &v, 1, 10, "--x", &err) && v == 10 &&
-	      !strcmp(err.msg, "--x must be 1 to 10"), "0: '%s'", err.msg);
-	CHECK(wsr_parse_range("11", &v, 1, 10, "--x", &err) &&
-	      !strcmp(err.msg, "--x must be 1 to 10"), "11: '%s'", err.msg);
-	CHECK(wsr_parse_range("0", &v, 1, WSR_BIN_INF, "--count", &err) &&
-	      !strcmp(err.msg, "--count must be at least 1"), "no upper bound: '%s'", err.msg);
-	CHECK(wsr_parse_range("-1", &v, 0, 10, "--x", &err) &&
-	      !strcmp(err.msg, "--x: '-1' is not a number"), "-1: '%s'", err.msg);
-	CHECK(wsr_parse_range("9223372036854775808", &v, 0, WSR_BIN_INF, "--x", &err) &&
-	      strstr(err.msg, "too large"), "2^63: '%s'", err.msg);
+	ASSERT_OK(wsr_parse_range("1", &v, 1, 10, "--x", &err), "1 in [1, 10]");
+	ASSERT_EQ(v, 1, "1 in [1, 10]");
+	ASSERT_OK(wsr_parse_range("10", &v, 1, 10, "--x", &err), "10 in [1, 10]");
+	ASSERT_EQ(v, 10, "10 in [1, 10]");
+	ASSERT_ERR(wsr_parse_range("0", &v, 1, 10, "--x", &err), "0 in [1, 10]");
+	ASSERT_EQ(v, 10, "the value after 0 in [1, 10]");
+	ASSERT_STREQ(err.msg, "--x must be 1 to 10", "0 in [1, 10]: the message");
+	ASSERT_ERR(wsr_parse_range("11", &v, 1, 10, "--x", &err), "11 in [1, 10]");
+	ASSERT_STREQ(err.msg, "--x must be 1 to 10", "11 in [1, 10]: the message");
+	ASSERT_ERR(wsr_parse_range("0", &v, 1, WSR_BIN_INF, "--count", &err), "0, no upper bound");
+	ASSERT_STREQ(err.msg, "--count must be at least 1", "0, no upper bound: the message");
+	ASSERT_ERR(wsr_parse_range("-1", &v, 0, 10, "--x", &err), "-1");
+	ASSERT_STREQ(err.msg, "--x: '-1' is not a number", "-1: the message");
+	ASSERT_ERR(wsr_parse_range("9223372036854775808", &v, 0, WSR_BIN_INF, "--x", &err), "2^63");
+	ASSERT_HAS_SUBSTR(err.msg, "too large", "2^63: the message");
 	return NULL;
 }
 
@@ -291,9 +317,9 @@ static const char *printers_match_seed_formats(void)
 	fputc('|', f);
 	wsr_print_hist(f, &h);
 	fclose(f);
-	CHECK(!strcmp(buf, "1000,2000,9223372036854775807|7|"
-			   "1000 anon=618 file=10\n9223372036854775807 anon=1004 file=182\n"),
-	      "printed '%s'", buf);
+	ASSERT_STREQ(buf, "1000,2000,9223372036854775807|7|"
+			  "1000 anon=618 file=10\n9223372036854775807 anon=1004 file=182\n",
+		     "knobs and histogram");
 	return NULL;
 }
 
@@ -310,12 +336,12 @@ static const char *bars_scale_to_the_fullest_bin(void)
 
 	wsr_print_hist_bars(f, &h, 8);
 	fclose(f);
-	CHECK(!strcmp(buf,
-		      "      idle < ms : anon       file       distribution (* anon, + file)\n"
-		      "           1000 : 10         10         |****++++|\n"
-		      "           2000 : 0          0          |        |\n"
-		      "            inf : 15         5          |******++|\n"),
-	      "printed\n%s", buf);
+	ASSERT_STREQ(buf,
+		     "      idle < ms : anon       file       distribution (* anon, + file)\n"
+		     "           1000 : 10         10         |****++++|\n"
+		     "           2000 : 0          0          |        |\n"
+		     "            inf : 15         5          |******++|\n",
+		     "bars");
 	return NULL;
 }
 
@@ -328,7 +354,7 @@ static const char *bars_of_an_empty_histogram(void)
 
 	wsr_print_hist_bars(f, &h, 4);
 	fclose(f);
-	CHECK(strstr(buf, "            inf : 0          0          |    |\n"), "printed\n%s", buf);
+	ASSERT_HAS_SUBSTR(buf, "            inf : 0          0          |    |\n", "bars");
 	return NULL;
 }
 
@@ -337,10 +363,12 @@ static const char *balloon_answer_is_parsed_exactly(void)
 	unsigned int n = 0;
 	int err = 1;
 
-	CHECK(!wsr_parse_answer("answered 1 err 0\n", &n, &err) && n == 1 && err == 0,
-	      "n=%u err=%d", n, err);
-	CHECK(!wsr_parse_answer("answered 0 err -114\n", &n, &err) && n == 0 && err == -114,
-	      "n=%u err=%d", n, err);
+	ASSERT_OK(wsr_parse_answer("answered 1 err 0\n", &n, &err), "answered 1 err 0");
+	ASSERT_EQ(n, 1, "answered 1 err 0: answered");
+	ASSERT_EQ(err, 0, "answered 1 err 0: err");
+	ASSERT_OK(wsr_parse_answer("answered 0 err -114\n", &n, &err), "answered 0 err -114");
+	ASSERT_EQ(n, 0, "answered 0 err -114: answered");
+	ASSERT_EQ(err, -114, "answered 0 err -114: err");
 	return NULL;
 }
 
@@ -358,7 +386,7 @@ static const char *balloon_answer_garbage_is_an_error(void)
 	int err;
 
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
-		CHECK(wsr_parse_answer(bad[i], &n, &err), "accepted \"%s\"", bad[i]);
+		ASSERT_ERR(wsr_parse_answer(bad[i], &n, &err), "\"%s\"", bad[i]);
 	return NULL;
 }
 

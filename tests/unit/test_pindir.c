@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests of the pin folder check in loader/pindir.c, on folders made
+ * Unit tests of the pin folder check in loader/lib/pindir.c, on folders made
  * under a mkdtemp folder (removed at exit).  They chown, so they run as
  * root, as the host unit tests do.
  */
@@ -12,7 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "pindir.h"
+#include "libwsr.h"
 #include "unit.h"
 
 static char base[] = "/tmp/wsr-test-pindir.XXXXXX";
@@ -59,12 +59,13 @@ static const char *root_owned_private_dir_passes(void)
 	struct wsr_err err = { "" };
 	const char *p;
 
-	CHECK(geteuid() == 0, "needs root (it makes root-owned folders and chowns)");
-	CHECK((p = make_dir("private", 0700)), "mkdir: %s", strerror(errno));
-	CHECK(!wsr_check_pin_dir(p, &err), "0700 refused: %s", err.msg);
+	/* it makes root-owned folders and chowns */
+	ASSERT_EQ(geteuid(), 0, "the user");
+	ASSERT_OK_PTR(p = make_dir("private", 0700), "mkdir: %s", strerror(errno));
+	ASSERT_OK(wsr_check_pin_dir(p, &err), "mode 0700: %s", err.msg);
 	/* readable by all is fine: only writers could unpin */
-	CHECK((p = make_dir("readable", 0755)), "mkdir: %s", strerror(errno));
-	CHECK(!wsr_check_pin_dir(p, &err), "0755 refused: %s", err.msg);
+	ASSERT_OK_PTR(p = make_dir("readable", 0755), "mkdir: %s", strerror(errno));
+	ASSERT_OK(wsr_check_pin_dir(p, &err), "mode 0755: %s", err.msg);
 	return NULL;
 }
 
@@ -85,13 +86,13 @@ static const char *group_or_other_write_fails(void)
 	int r;
 
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		CHECK((p = make_dir(bad[i].name, bad[i].mode)), "mkdir: %s", strerror(errno));
+		ASSERT_OK_PTR(p = make_dir(bad[i].name, bad[i].mode), "mkdir: %s", strerror(errno));
 		err.msg[0] = 0;
 		r = wsr_check_pin_dir(p, &err);
-		CHECK(r == -EPERM, "mode %04o: returned %d", bad[i].mode, r);
-		CHECK(strstr(err.msg, p) && strstr(err.msg, bad[i].who) &&
-		      strstr(err.msg, "remove it"), "mode %04o: message '%s'", bad[i].mode,
-		      err.msg);
+		ASSERT_EQ(r, -EPERM, "mode %04o", bad[i].mode);
+		ASSERT_HAS_SUBSTR(err.msg, p, "mode %04o: the message", bad[i].mode);
+		ASSERT_HAS_SUBSTR(err.msg, bad[i].who, "mode %04o: the message", bad[i].mode);
+		ASSERT_HAS_SUBSTR(err.msg, "remove it", "mode %04o: the message", bad[i].mode);
 	}
 	return NULL;
 }
@@ -103,16 +104,16 @@ static const char *other_owner_fails(void)
 	char want[256];
 	int r;
 
-	CHECK((p = make_dir("nobody", 0700)), "mkdir: %s", strerror(errno));
-	CHECK(!chown(p, 65534, 0), "chown: %s", strerror(errno));
+	ASSERT_OK_PTR(p = make_dir("nobody", 0700), "mkdir: %s", strerror(errno));
+	ASSERT_OK(chown(p, 65534, 0), "chown: %s", strerror(errno));
 	r = wsr_check_pin_dir(p, &err);
-	CHECK(r == -EPERM, "returned %d", r);
+	ASSERT_EQ(r, -EPERM, "owner 65534");
 	snprintf(want, sizeof(want), "%s is owned by uid 65534, not root: refusing it", p);
-	CHECK(!strncmp(err.msg, want, strlen(want)), "message '%s'", err.msg);
+	ASSERT_STRPREFIX(err.msg, want, "owner 65534: the message");
 	/* root's user with another group is still root's */
-	CHECK((p = make_dir("group", 0700)), "mkdir: %s", strerror(errno));
-	CHECK(!chown(p, 0, 65534), "chown: %s", strerror(errno));
-	CHECK(!wsr_check_pin_dir(p, &err), "root:65534 0700 refused: %s", err.msg);
+	ASSERT_OK_PTR(p = make_dir("group", 0700), "mkdir: %s", strerror(errno));
+	ASSERT_OK(chown(p, 0, 65534), "chown: %s", strerror(errno));
+	ASSERT_OK(wsr_check_pin_dir(p, &err), "root:65534 0700: %s", err.msg);
 	return NULL;
 }
 
@@ -124,14 +125,14 @@ static const char *symlink_to_good_dir_fails(void)
 	const char *p;
 	int r;
 
-	CHECK((p = make_dir("target", 0700)), "mkdir: %s", strerror(errno));
+	ASSERT_OK_PTR(p = make_dir("target", 0700), "mkdir: %s", strerror(errno));
 	strcpy(target, p);
-	CHECK(!wsr_check_pin_dir(target, &err), "target refused: %s", err.msg);
+	ASSERT_OK(wsr_check_pin_dir(target, &err), "the target: %s", err.msg);
 	p = fresh("link");
-	CHECK(!symlink(target, p), "symlink: %s", strerror(errno));
+	ASSERT_OK(symlink(target, p), "symlink: %s", strerror(errno));
 	r = wsr_check_pin_dir(p, &err);
-	CHECK(r == -EPERM, "returned %d", r);
-	CHECK(strstr(err.msg, "symlink"), "message '%s'", err.msg);
+	ASSERT_EQ(r, -EPERM, "a symlink to the target");
+	ASSERT_HAS_SUBSTR(err.msg, "symlink", "a symlink to the target: the message");
 	return NULL;
 }
 
@@ -142,12 +143,13 @@ static const char *regular_file_fails(void)
 	FILE *f;
 	int r;
 
-	CHECK(p && (f = fopen(p, "w")), "create: %s", strerror(errno));
+	ASSERT_OK_PTR(p, "mkdtemp: %s", strerror(errno));
+	ASSERT_OK_PTR(f = fopen(p, "w"), "create: %s", strerror(errno));
 	fclose(f);
-	CHECK(!chmod(p, 0600), "chmod: %s", strerror(errno));
+	ASSERT_OK(chmod(p, 0600), "chmod: %s", strerror(errno));
 	r = wsr_check_pin_dir(p, &err);
-	CHECK(r < 0, "a regular file passed");
-	CHECK(strstr(err.msg, "not a folder"), "message '%s'", err.msg);
+	ASSERT_ERR(r, "a regular file");
+	ASSERT_HAS_SUBSTR(err.msg, "not a folder", "a regular file: the message");
 	return NULL;
 }
 
@@ -158,10 +160,10 @@ static const char *missing_path_is_enoent(void)
 	const char *p = fresh("missing");
 	int r;
 
-	CHECK(p, "mkdtemp: %s", strerror(errno));
+	ASSERT_OK_PTR(p, "mkdtemp: %s", strerror(errno));
 	r = wsr_check_pin_dir(p, &err);
-	CHECK(r == -ENOENT, "returned %d", r);
-	CHECK(strstr(err.msg, "does not exist"), "message '%s'", err.msg);
+	ASSERT_EQ(r, -ENOENT, "a missing path");
+	ASSERT_HAS_SUBSTR(err.msg, "does not exist", "a missing path: the message");
 	return NULL;
 }
 

@@ -5,10 +5,10 @@
 
 static const char *first_pass_never_reports(void)
 {
-	CHECK(wsr_reclaim_reports(WSR_DEF_PRIORITY, 0, 0) == WSR_REPORT_NONE,
-	      "global reclaim at DEF_PRIORITY reported");
-	CHECK(wsr_reclaim_reports(WSR_DEF_PRIORITY, 0, 1) == WSR_REPORT_NONE,
-	      "memcg reclaim at DEF_PRIORITY reported");
+	ASSERT_EQ(wsr_reclaim_reports(WSR_DEF_PRIORITY, 0, 0), WSR_REPORT_NONE,
+		  "global reclaim at DEF_PRIORITY");
+	ASSERT_EQ(wsr_reclaim_reports(WSR_DEF_PRIORITY, 0, 1), WSR_REPORT_NONE,
+		  "memcg reclaim at DEF_PRIORITY");
 	return NULL;
 }
 
@@ -17,25 +17,24 @@ static const char *global_reclaim_reports_the_node_level(void)
 	int prio;
 
 	for (prio = WSR_DEF_PRIORITY - 1; prio >= 0; prio--)
-		CHECK(wsr_reclaim_reports(prio, 0, 0) == WSR_REPORT_NODE,
-		      "global reclaim at priority %d did not report the node level", prio);
+		ASSERT_EQ(wsr_reclaim_reports(prio, 0, 0), WSR_REPORT_NODE,
+			  "global reclaim at priority %d", prio);
 	return NULL;
 }
 
 static const char *memcg_reclaim_reports_only_its_target(void)
 {
-	CHECK(wsr_reclaim_reports(WSR_DEF_PRIORITY - 1, 0, 1) == WSR_REPORT_TARGET,
-	      "memcg reclaim reported other than its target");
-	CHECK(wsr_reclaim_reports(0, 0, 1) == WSR_REPORT_TARGET,
-	      "memcg reclaim at priority 0 reported other than its target");
+	ASSERT_EQ(wsr_reclaim_reports(WSR_DEF_PRIORITY - 1, 0, 1), WSR_REPORT_TARGET,
+		  "memcg reclaim below DEF_PRIORITY");
+	ASSERT_EQ(wsr_reclaim_reports(0, 0, 1), WSR_REPORT_TARGET, "memcg reclaim at priority 0");
 	return NULL;
 }
 
 static const char *proactive_reclaim_never_reports(void)
 {
-	CHECK(wsr_reclaim_reports(3, 1, 1) == WSR_REPORT_NONE, "memory.reclaim reported");
-	CHECK(wsr_reclaim_reports(3, 1, 0) == WSR_REPORT_NONE,
-	      "proactive reclaim without a target reported");
+	ASSERT_EQ(wsr_reclaim_reports(3, 1, 1), WSR_REPORT_NONE, "memory.reclaim");
+	ASSERT_EQ(wsr_reclaim_reports(3, 1, 0), WSR_REPORT_NONE,
+		  "proactive reclaim without a target");
 	return NULL;
 }
 

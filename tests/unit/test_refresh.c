@@ -23,28 +23,28 @@ static const char *due_as_the_seed(void)
 	struct wsr_refresh_args a = read_args();
 	struct wsr_refresh_facts f = new_lruvec;
 
-	CHECK(wsr_refresh_due(&a, 1, &f, 1), "empty old generations kept a lruvec from aging");
-	CHECK(!wsr_refresh_due(&a, 0, &f, 1), "aged on a node the read does not cover");
+	ASSERT_TRUE(wsr_refresh_due(&a, 1, &f, 1), "due with empty old generations");
+	ASSERT_FALSE(wsr_refresh_due(&a, 0, &f, 1), "due on a node the read does not cover");
 	f.age_ms = 999;
-	CHECK(!wsr_refresh_due(&a, 1, &f, 1), "aged before refresh_ms");
+	ASSERT_FALSE(wsr_refresh_due(&a, 1, &f, 1), "due before refresh_ms");
 	f.age_ms = 1000;
-	CHECK(wsr_refresh_due(&a, 1, &f, 1), "not aged at refresh_ms");
+	ASSERT_TRUE(wsr_refresh_due(&a, 1, &f, 1), "due at refresh_ms");
 	a.refresh_ms[1] = 0;
-	CHECK(!wsr_refresh_due(&a, 1, &f, 1), "refresh_ms 0 aged");
+	ASSERT_FALSE(wsr_refresh_due(&a, 1, &f, 1), "due with refresh_ms 0");
 	a.refresh_ms[1] = 1000;
 	f.protected = 1;
-	CHECK(!wsr_refresh_due(&a, 1, &f, 1), "a memcg below memory.min aged");
+	ASSERT_FALSE(wsr_refresh_due(&a, 1, &f, 1), "due below memory.min");
 	f.protected = 0;
 	f.oldest[1] = 5;
-	CHECK(!wsr_refresh_due(&a, 1, &f, 1), "aged although file pages would merge");
+	ASSERT_FALSE(wsr_refresh_due(&a, 1, &f, 1), "due when file pages would merge");
 	f.oldest[1] = 0;
 	f.oldest[0] = 5;
-	CHECK(!wsr_refresh_due(&a, 1, &f, 1), "aged although anon pages would merge");
-	CHECK(wsr_refresh_due(&a, 1, &f, 0), "without swap, anon generations kept it unaged");
+	ASSERT_FALSE(wsr_refresh_due(&a, 1, &f, 1), "due when anon pages would merge");
+	ASSERT_TRUE(wsr_refresh_due(&a, 1, &f, 0), "due with full anon generations, no swap");
 	f.gens[0] = 3;
-	CHECK(wsr_refresh_due(&a, 1, &f, 1), "three generations kept it unaged");
+	ASSERT_TRUE(wsr_refresh_due(&a, 1, &f, 1), "due with three generations");
 	f.birth_j = 5000;
-	CHECK(!wsr_refresh_due(&a, 1, &f, 1), "aged twice in one refresh");
+	ASSERT_FALSE(wsr_refresh_due(&a, 1, &f, 1), "due again in one refresh");
 	return NULL;
 }
 
@@ -57,11 +57,11 @@ static const char *merge_ages_full_lruvecs(void)
 	a.merge = 1;
 	f.oldest[0] = f.oldest[1] = 5;
 	f.protected = 1;
-	CHECK(wsr_refresh_due(&a, 1, &f, 1), "a full lruvec not aged for the balloon");
+	ASSERT_TRUE(wsr_refresh_due(&a, 1, &f, 1), "a full lruvec due for the balloon");
 	a.refresh_ms[1] = 0;
-	CHECK(wsr_refresh_due(&a, 1, &f, 1), "refresh_ms 0 did not age every lruvec");
+	ASSERT_TRUE(wsr_refresh_due(&a, 1, &f, 1), "due with refresh_ms 0");
 	f.birth_j = 5001;
-	CHECK(!wsr_refresh_due(&a, 1, &f, 1), "aged twice in one refresh");
+	ASSERT_FALSE(wsr_refresh_due(&a, 1, &f, 1), "due again in one refresh");
 	return NULL;
 }
 
@@ -71,15 +71,15 @@ static const char *can_swap_needs_a_batch_of_swap(void)
 	struct wsr_refresh_facts f = { .swap_room = 1000 };
 
 	a.swap_free = 64;
-	CHECK(wsr_refresh_can_swap(&f, &a), "64 free swap pages refused");
+	ASSERT_TRUE(wsr_refresh_can_swap(&f, &a), "can swap with 64 free swap pages");
 	a.swap_free = 63;
-	CHECK(!wsr_refresh_can_swap(&f, &a), "63 free swap pages accepted");
+	ASSERT_FALSE(wsr_refresh_can_swap(&f, &a), "can swap with 63 free swap pages");
 	a.swap_free = 100000;
 	a.swappiness = 0;
-	CHECK(!wsr_refresh_can_swap(&f, &a), "swappiness 0 accepted");
+	ASSERT_FALSE(wsr_refresh_can_swap(&f, &a), "can swap with swappiness 0");
 	a.swappiness = 60;
 	f.swap_room = 10;
-	CHECK(!wsr_refresh_can_swap(&f, &a), "a memcg with no swap room accepted");
+	ASSERT_FALSE(wsr_refresh_can_swap(&f, &a), "can swap with no swap room in the memcg");
 	return NULL;
 }
 
@@ -87,13 +87,13 @@ static const char *force_scan_only_when_full(void)
 {
 	struct wsr_refresh_facts f = { .gens = { 3, 3 } };
 
-	CHECK(!wsr_refresh_force(&f, 1), "force_scan with three generations");
+	ASSERT_FALSE(wsr_refresh_force(&f, 1), "force_scan with three generations");
 	f.gens[1] = 4;
-	CHECK(wsr_refresh_force(&f, 0), "no force_scan with four file generations");
+	ASSERT_TRUE(wsr_refresh_force(&f, 0), "force_scan with four file generations");
 	f.gens[1] = 3;
 	f.gens[0] = 4;
-	CHECK(wsr_refresh_force(&f, 1), "no force_scan with four anon generations and swap");
-	CHECK(!wsr_refresh_force(&f, 0), "force_scan for anon generations without swap");
+	ASSERT_TRUE(wsr_refresh_force(&f, 1), "force_scan with four anon generations and swap");
+	ASSERT_FALSE(wsr_refresh_force(&f, 0), "force_scan with four anon generations, no swap");
 	return NULL;
 }
 
@@ -123,22 +123,24 @@ static const char *below_min_from_the_top_down(void)
 		{ .usage = 100, .min = 100 },
 	};
 
-	CHECK(wsr_below_min(one, 1, 0), "a child of the root at its memory.min is not protected");
+	ASSERT_TRUE(wsr_below_min(one, 1, 0), "a child of the root at its memory.min");
 	one[0].usage = 101;
-	CHECK(!wsr_below_min(one, 1, 0), "a child of the root above its memory.min is protected");
-	CHECK(!wsr_below_min(one, 0, 0), "the root itself is protected");
-	CHECK(!wsr_below_min(nested, 2, 0),
-	      "without memory_recursiveprot, a child with no memory.min is protected");
-	CHECK(wsr_below_min(nested, 2, 1),
-	      "with memory_recursiveprot, the parent's unclaimed protection did not reach the child");
-	CHECK(!wsr_below_min(over, 2, 0),
-	      "siblings claiming 4x what their parent has: a child is protected");
-	CHECK(wsr_below_min(deep, 3, 0), "three levels, each protected: not protected");
+	ASSERT_FALSE(wsr_below_min(one, 1, 0), "a child of the root above its memory.min");
+	ASSERT_FALSE(wsr_below_min(one, 0, 0), "the root itself");
+	ASSERT_FALSE(wsr_below_min(nested, 2, 0),
+		     "a child with no memory.min, without memory_recursiveprot");
+	/* the parent's unclaimed protection reaches the child */
+	ASSERT_TRUE(wsr_below_min(nested, 2, 1),
+		    "a child with no memory.min, with memory_recursiveprot");
+	ASSERT_FALSE(wsr_below_min(over, 2, 0),
+		     "a child of siblings claiming 4x what their parent has");
+	ASSERT_TRUE(wsr_below_min(deep, 3, 0), "three levels, each protected");
 	deep[1].min = 50;
-	CHECK(!wsr_below_min(deep, 3, 0), "a level of 50 in the middle still protects 100");
+	/* a level of 50 in the middle no longer protects 100 */
+	ASSERT_FALSE(wsr_below_min(deep, 3, 0), "three levels, the middle one at 50");
 	nested[1].usage = 0;
-	CHECK(!wsr_below_min(nested, 2, 0),
-	      "a memcg with nothing charged is protected (wsr ages it: README)");
+	/* wsr ages it (docs/estimator.md) */
+	ASSERT_FALSE(wsr_below_min(nested, 2, 0), "a memcg with nothing charged");
 	return NULL;
 }
 
@@ -148,16 +150,17 @@ static const char *effective_min_as_the_kernel(void)
 
 	/* recursive: the parent's 1000, none claimed, split by usage: 300/400 */
 	ep = wsr_effective_min(300, 400, 0, 1000, 0, 1);
-	CHECK(ep == 750, "recursive share: %llu, want 750", ep);
+	ASSERT_EQ(ep, 750, "recursive share");
 	/* its own 100, and 900 unclaimed split by unprotected usage 200/300 */
 	ep = wsr_effective_min(300, 400, 100, 1000, 100, 1);
-	CHECK(ep == 100 + 900 * 200 / 300, "recursive share with own min: %llu", ep);
+	ASSERT_EQ(ep, 100 + 900 * 200 / 300, "recursive share with its own min");
+	/* min(usage, min) at most */
 	ep = wsr_effective_min(300, 400, 100, 1000, 100, 0);
-	CHECK(ep == 100, "non-recursive: %llu, more than min(usage, min)", ep);
+	ASSERT_EQ(ep, 100, "non-recursive");
 	ep = wsr_effective_min(300, 400, 300, 100, 600, 0);
-	CHECK(ep == 50, "overcommitted siblings: %llu, want 300 * 100 / 600", ep);
+	ASSERT_EQ(ep, 300 * 100 / 600, "overcommitted siblings");
 	ep = wsr_effective_min(50, 400, 300, 1000, 300, 0);
-	CHECK(ep == 50, "protection above usage: %llu", ep);
+	ASSERT_EQ(ep, 50, "protection above usage");
 	return NULL;
 }
 

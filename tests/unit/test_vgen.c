@@ -115,10 +115,9 @@ static const char *cold_pages_keep_their_age_through_merges(void)
 		sim_age(&m, t, young);
 	}
 	sim_bin(&m, 6050, &b, &h);
-	CHECK(h.anon[3] == 1000, "cold pages in the catch-all bin: %llu of 1000 (bins %llu/%llu/%llu/%llu)",
-	      h.anon[3], h.anon[0], h.anon[1], h.anon[2], h.anon[3]);
-	CHECK(h.anon[0] == 100, "hot pages in the youngest bin: %llu of 100", h.anon[0]);
-	CHECK(m.v.parts.t[0].nr <= WSR_VGEN_PARTS, "%u parts", m.v.parts.t[0].nr);
+	ASSERT_EQ(h.anon[3], 1000, "cold pages in the catch-all bin");
+	ASSERT_EQ(h.anon[0], 100, "hot pages in the youngest bin");
+	ASSERT_LE(m.v.parts.t[0].nr, WSR_VGEN_PARTS, "parts");
 	return NULL;
 }
 
@@ -138,20 +137,17 @@ static const char *pages_found_young_leave_the_youngest_parts(void)
 	*gen_pages(&m, 0) = 1000;	/* cold */
 	*gen_pages(&m, 1) = 200;	/* warm */
 	sim_age(&m, 100, none);		/* merges 0 into 1 */
-	CHECK(t->nr == 2 && t->part[0].pages == 1000 && t->part[1].pages == 200,
-	      "after a merge: %u parts, %llu + %llu pages", t->nr, t->part[0].pages,
-	      t->part[1].pages);
+	ASSERT_EQ(t->nr, 2, "parts after a merge");
+	ASSERT_EQ(t->part[0].pages, 1000, "part 0's pages after a merge");
+	ASSERT_EQ(t->part[1].pages, 200, "part 1's pages after a merge");
 	young[0] = 200;			/* the oldest loses the warm pages */
 	sim_age(&m, 200, young);	/* and is merged into the next, empty */
 	cold = 0;
 	for (__u32 i = 0; i < t->nr; i++)
 		if (t->part[i].birth == 0 && t->part[i].end == 0)
 			cold += t->part[i].pages;
-	CHECK(cold == 1000, "the cold part holds %llu pages, expected 1000 (%u parts)", cold,
-	      t->nr);
-	CHECK(wsr_vgen_sum(t) == *gen_pages(&m, m.g.min_seq[0]),
-	      "parts hold %llu pages, the generation %llu", wsr_vgen_sum(t),
-	      *gen_pages(&m, m.g.min_seq[0]));
+	ASSERT_EQ(cold, 1000, "pages of the cold part (of %u parts)", t->nr);
+	ASSERT_EQ(wsr_vgen_sum(t), *gen_pages(&m, m.g.min_seq[0]), "pages of the parts");
 	return NULL;
 }
 
@@ -168,15 +164,14 @@ static const char *evicted_pages_leave_the_oldest_parts(void)
 	sim_age(&m, 100, none);
 	*gen_pages(&m, m.g.min_seq[0]) -= 300;	/* reclaim */
 	vt = sim_read(&m, 150);
-	CHECK(vt.t[0].nr == 2 && vt.t[0].part[0].pages == 700 && vt.t[0].part[1].pages == 200,
-	      "after evicting 300: %u parts, %llu + %llu pages", vt.t[0].nr,
-	      vt.t[0].part[0].pages, vt.t[0].part[1].pages);
+	ASSERT_EQ(vt.t[0].nr, 2, "parts after evicting 300");
+	ASSERT_EQ(vt.t[0].part[0].pages, 700, "part 0's pages after evicting 300");
+	ASSERT_EQ(vt.t[0].part[1].pages, 200, "part 1's pages after evicting 300");
 	/* reads keep nothing: from 1000 + 200 again, cold file pages join it */
 	*gen_pages(&m, m.g.min_seq[0]) += 350;
 	vt = sim_read(&m, 150);
-	CHECK(vt.t[0].part[0].pages == 1000 && vt.t[0].part[1].pages == 250,
-	      "pages joining went to part 0 (%llu) rather than the own part (%llu)",
-	      vt.t[0].part[0].pages, vt.t[0].part[1].pages);
+	ASSERT_EQ(vt.t[0].part[0].pages, 1000, "part 0's pages after 50 joined");
+	ASSERT_EQ(vt.t[0].part[1].pages, 250, "the own part's pages after 50 joined");
 	return NULL;
 }
 
@@ -196,21 +191,18 @@ static const char *parts_are_bounded_and_keep_every_page(void)
 	for (t = 1; t <= 200; t++) {
 		*gen_pages(&m, m.g.max_seq) += 10;	/* new pages, never touched again */
 		sim_age(&m, t * 100, none);
-		CHECK(vt->nr >= 1 && vt->nr <= WSR_VGEN_PARTS, "%u parts after aging %llu",
-		      vt->nr, t);
-		CHECK(wsr_vgen_sum(vt) == *gen_pages(&m, m.g.min_seq[0]),
-		      "aging %llu: parts hold %llu pages, the generation %llu", t,
-		      wsr_vgen_sum(vt), *gen_pages(&m, m.g.min_seq[0]));
+		ASSERT_GE(vt->nr, 1, "parts after aging %llu", t);
+		ASSERT_LE(vt->nr, WSR_VGEN_PARTS, "parts after aging %llu", t);
+		ASSERT_EQ(wsr_vgen_sum(vt), *gen_pages(&m, m.g.min_seq[0]),
+			  "pages of the parts after aging %llu", t);
 	}
-	CHECK(vt->part[0].birth == 0 && vt->part[0].pages >= 1000,
-	      "the first part was born at %llu with %llu pages", vt->part[0].birth,
-	      vt->part[0].pages);
-	CHECK(vt->part[vt->nr - 1].birth == m.g.birth[m.g.min_seq[0] % 4],
-	      "the last part was born at %llu, the generation at %llu",
-	      vt->part[vt->nr - 1].birth, m.g.birth[m.g.min_seq[0] % 4]);
+	ASSERT_EQ(vt->part[0].birth, 0, "the first part's birth");
+	ASSERT_GE(vt->part[0].pages, 1000, "the first part's pages");
+	ASSERT_EQ(vt->part[vt->nr - 1].birth, m.g.birth[m.g.min_seq[0] % 4],
+		  "the last part's birth");
 	for (__u32 i = 1; i < vt->nr; i++)
-		CHECK(vt->part[i - 1].end <= vt->part[i].birth, "parts %u and %u overlap", i - 1,
-		      i);
+		ASSERT_LE(vt->part[i - 1].end, vt->part[i].birth,
+			  "part %u's end against part %u's birth", i - 1, i);
 	return NULL;
 }
 
@@ -233,10 +225,9 @@ static const char *emptied_oldest_generation_drops_its_parts(void)
 	*gen_pages(&m, m.g.min_seq[0]) = 0;
 	m.g.min_seq[0]++;
 	vt = sim_read(&m, 150);
-	CHECK(vt.t[0].nr == 1 && vt.t[0].part[0].pages == 30 &&
-	      vt.t[0].part[0].birth == m.g.birth[m.g.min_seq[0] % 4],
-	      "%u parts, the first with %llu pages born at %llu", vt.t[0].nr,
-	      vt.t[0].part[0].pages, vt.t[0].part[0].birth);
+	ASSERT_EQ(vt.t[0].nr, 1, "parts");
+	ASSERT_EQ(vt.t[0].part[0].pages, 30, "the part's pages");
+	ASSERT_EQ(vt.t[0].part[0].birth, m.g.birth[m.g.min_seq[0] % 4], "the part's birth");
 	return NULL;
 }
 
@@ -268,11 +259,11 @@ static const char *overlapping_agings_keep_the_merge(void)
 	wsr_vgen_begin(&m.v, &m.g, m.g.max_seq, 1);	/* B begins */
 	wsr_vgen_end(&m.v, &m.g, m.g.max_seq - 1, 1);	/* A ends */
 	wsr_vgen_end(&m.v, &m.g, m.g.max_seq, 1);	/* B ends, having done nothing */
-	CHECK(t->nr == 2 && t->part[0].birth == 0 && t->part[0].pages == 1000 &&
-	      t->part[1].pages == 200,
-	      "%u parts: the first born at %llu with %llu pages, then %llu", t->nr,
-	      t->part[0].birth, t->part[0].pages, t->part[1].pages);
-	CHECK(m.v.agings == 0, "%llu agings still under way", m.v.agings);
+	ASSERT_EQ(t->nr, 2, "parts");
+	ASSERT_EQ(t->part[0].birth, 0, "the first part's birth");
+	ASSERT_EQ(t->part[0].pages, 1000, "the first part's pages");
+	ASSERT_EQ(t->part[1].pages, 200, "the second part's pages");
+	ASSERT_EQ(m.v.agings, 0, "agings under way");
 	return NULL;
 }
 
@@ -288,10 +279,9 @@ static const char *missed_end_runs_out(void)
 	wsr_vgen_begin(&m.v, &m.g, m.g.max_seq, 1);	/* an aging whose end is lost */
 	m.v.snap.max_seq = 0;		/* long ago */
 	sim_age(&m, 100, none);
-	CHECK(m.v.agings == 0, "%llu agings still counted", m.v.agings);
-	CHECK(wsr_vgen_sum(&m.v.parts.t[0]) == *gen_pages(&m, m.g.min_seq[0]),
-	      "parts hold %llu pages, the generation %llu", wsr_vgen_sum(&m.v.parts.t[0]),
-	      *gen_pages(&m, m.g.min_seq[0]));
+	ASSERT_EQ(m.v.agings, 0, "agings counted");
+	ASSERT_EQ(wsr_vgen_sum(&m.v.parts.t[0]), *gen_pages(&m, m.g.min_seq[0]),
+		  "pages of the parts");
 	return NULL;
 }
 
@@ -319,11 +309,9 @@ static const char *anon_aged_without_swap_is_not_a_merge(void)
 	m.g.max_seq++;
 	m.g.birth[m.g.max_seq % 4] = 200;
 	wsr_vgen_end(&m.v, &m.g, m.g.max_seq - 1, 0);
-	CHECK(t->nr == 1 && t->part[0].pages == *gen_pages(&m, m.g.min_seq[0]) &&
-	      t->part[0].birth == m.g.birth[m.g.min_seq[0] % 4],
-	      "%u parts, the first born at %llu with %llu pages (the generation: %llu, %llu)",
-	      t->nr, t->part[0].birth, t->part[0].pages, m.g.birth[m.g.min_seq[0] % 4],
-	      *gen_pages(&m, m.g.min_seq[0]));
+	ASSERT_EQ(t->nr, 1, "parts");
+	ASSERT_EQ(t->part[0].pages, *gen_pages(&m, m.g.min_seq[0]), "the part's pages");
+	ASSERT_EQ(t->part[0].birth, m.g.birth[m.g.min_seq[0] % 4], "the part's birth");
 	return NULL;
 }
 
@@ -390,10 +378,8 @@ static const char *reads_during_a_merge_keep_the_cold_ages(void)
 		if (stage == 5)
 			wsr_vgen_end(&m.v, &m.g, seq, 1);
 		sim_bin(&m, 6000, &b, &h);
-		CHECK(h.anon[3] == 1000, "stage %d: %llu of 1000 cold pages idle for 5000 or more (bins %llu/%llu/%llu/%llu)",
-		      stage, h.anon[3], h.anon[0], h.anon[1], h.anon[2], h.anon[3]);
-		CHECK(total(h.anon) == 1100, "stage %d: %llu pages binned of 1100", stage,
-		      total(h.anon));
+		ASSERT_EQ(h.anon[3], 1000, "stage %d: cold pages idle for 5000 or more", stage);
+		ASSERT_EQ(total(h.anon), 1100, "stage %d: pages binned", stage);
 	}
 	return NULL;
 }
@@ -411,10 +397,9 @@ static const char *cold_part_kept(const struct sim *m)
 	for (__u32 i = 0; i < t->nr; i++)
 		if (t->part[i].end <= 1000)
 			cold += t->part[i].pages;
-	CHECK(cold == 1000 && wsr_vgen_sum(t) == 1100,
-	      "%llu of 1000 cold pages in parts last young by 1000, %llu in all (%u parts)", cold,
-	      wsr_vgen_sum(t), t->nr);
-	CHECK(m->v.agings == 0, "%llu agings still under way", m->v.agings);
+	ASSERT_EQ(cold, 1000, "cold pages in parts last young by 1000 (of %u parts)", t->nr);
+	ASSERT_EQ(wsr_vgen_sum(t), 1100, "pages of the parts");
+	ASSERT_EQ(m->v.agings, 0, "agings under way");
 	return NULL;
 }
 
@@ -478,10 +463,9 @@ static const char *no_parts_bins_as_mglru(void)
 	m.g.now = 4000;
 	wsr_bin_gens(&m.g, &(struct wsr_vgens){0}, &b, &h1, &(struct wsr_span){0});
 	sim_bin(&m, 4000, &b, &h2);
-	CHECK(!memcmp(h1.anon, h2.anon, sizeof(h1.anon)),
-	      "bins differ: %llu/%llu/%llu/%llu against %llu/%llu/%llu/%llu", h1.anon[0],
-	      h1.anon[1], h1.anon[2], h1.anon[3], h2.anon[0], h2.anon[1], h2.anon[2], h2.anon[3]);
-	CHECK(total(h2.anon) == 100, "%llu pages binned", total(h2.anon));
+	for (int i = 0; i < WSR_MAX_BINS; i++)
+		ASSERT_EQ(h2.anon[i], h1.anon[i], "bin %d, against wsr_bin_gens()'s", i);
+	ASSERT_EQ(total(h2.anon), 100, "pages binned");
 	return NULL;
 }
 

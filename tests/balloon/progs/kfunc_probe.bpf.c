@@ -21,9 +21,6 @@ extern int bpf_virtio_balloon_ws_config(void *cfg, __u32 cfg__sz) __ksym;
 extern int bpf_virtio_balloon_ws_report(void *nodes, __u32 nodes__sz, __u64 configs,
 					__u32 cause, __u64 data_age_ms) __ksym;
 
-/* a report's cause, as in include/uapi/linux/virtio_balloon.h */
-#define CAUSE_RECLAIM	2
-
 char LICENSE[] SEC("license") = "GPL";
 
 /* vmlinux.h has no errno values */
@@ -91,7 +88,7 @@ int kfunc_probe_null(struct bpf_iter__cgroup *ctx)
 	/* no NULL check, on purpose */
 	err_cfg = bpf_virtio_balloon_ws_config(cfg_null, sizeof(*cfg_null));
 	err_report = bpf_virtio_balloon_ws_report(node_null, sizeof(*node_null), 0,
-						  CAUSE_RECLAIM, 0);
+						  WSR_CAUSE_RECLAIM, 0);
 	err_valid = bpf_virtio_balloon_ws_config(&cfg, sizeof(cfg));
 	BPF_SEQ_PRINTF(ctx->meta->seq, "config_null=%d report_null=%d config=%d\n",
 		       err_cfg, err_report, err_valid);
@@ -119,7 +116,7 @@ int BPF_PROG(kfunc_probe_switch, bool preempt, struct task_struct *prev,
 	b->node.anon_bytes[0] = 4096;
 	b->node.file_bytes[0] = 8192;
 	err = bpf_virtio_balloon_ws_report(&b->node, sizeof(b->node), b->cfg.configs,
-					   CAUSE_RECLAIM, 0);
+					   WSR_CAUSE_RECLAIM, 0);
 	if (err)
 		count(err);
 	else

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* Checks of wsr's pin folder: see pindir.h. */
+/* libwsr: checks of wsr's pin folder (libwsr.h). */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
-#include "pindir.h"
+#include "libwsr.h"
 
 /* what to do about a folder wsr refuses, appended to each message */
 #define REMOVE_IT "remove it and start wsr daemon again"

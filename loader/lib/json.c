@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* wsr's JSON, built and written by json-c: see json.h. */
+/* libwsr: wsr's JSON, built and written by json-c (libwsr.h). */
 #include <stdlib.h>
 #include <string.h>
-#include "json.h"
-#include "parse.h"
+#include <json-c/json.h>
+#include "libwsr.h"
 
 int wsr_json_add(struct json_object *obj, const char *key, struct json_object *val)
 {

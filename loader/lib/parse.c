@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* Parsing and printing of wsr's knobs and histograms: see parse.h. */
+/* libwsr: parsing and printing of wsr's knobs and histograms (libwsr.h). */
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include "parse.h"
+#include "libwsr.h"
 
 #define LLONG_MAX_STR "9223372036854775807"
 
@@ -75,7 +75,7 @@ int wsr_parse_ms(const char *s, __u64 *out, __u64 max, const char *what, struct 
 	return parse_dec(s, out, max, " ms", what, err);
 }
 
-int wsr_parse_intervals(const char *s, __u64 *ms, __u32 *nr, struct wsr_err *err)
+int wsr_parse_intervals(const char *s, __u64 max_ms, __u64 *ms, __u32 *nr, struct wsr_err *err)
 {
 	__u64 v[WSR_MAX_INTERVALS + 1];
 	char buf[512], *tok, *save = NULL;
@@ -93,9 +93,9 @@ int wsr_parse_intervals(const char *s, __u64 *ms, __u32 *nr, struct wsr_err *err
 		 * The catch-all bound is not a time: it is only dropped below
 		 * (anywhere but last, the next interval cannot exceed it).
 		 */
-		if (v[n] > WSR_MAX_MS && v[n] != WSR_BIN_INF)
+		if (v[n] > max_ms && v[n] != WSR_BIN_INF)
 			return fail(err, "intervals: %s is too large (at most %llu ms)", tok,
-				    WSR_MAX_MS);
+				    (unsigned long long)max_ms);
 		if (v[n] == 0)
 			return fail(err, "intervals: 0 ms is not an interval (minimum 1)");
 		if (n && v[n] <= v[n - 1])
@@ -208,14 +208,20 @@ bad:
 	return fail(err, "node list '%.*s' is malformed (expected e.g. 0-1,3)", (int)len, s);
 }
 
+/* the index of @name among the @nr of @names, or -1 */
+static int index_of(const char *name, const char *const *names, int nr)
+{
+	int i;
+
+	for (i = 0; i < nr; i++)
+		if (!strcmp(name, names[i]))
+			return i;
+	return -1;
+}
+
 int wsr_knob_by_name(const char *name)
 {
-	int k;
-
-	for (k = 0; k < WSR_NR_KNOBS; k++)
-		if (!strcmp(name, knob_names[k]))
-			return k;
-	return -1;
+	return index_of(name, knob_names, WSR_NR_KNOBS);
 }
 
 int wsr_config_set(struct wsr_config *cfg, enum wsr_knob knob, const char *value,
@@ -225,11 +231,11 @@ int wsr_config_set(struct wsr_config *cfg, enum wsr_knob knob, const char *value
 
 	switch (knob) {
 	case WSR_KNOB_INTERVALS:
-		if (wsr_parse_intervals(value, c.intervals_ms, &c.nr_intervals, err))
+		if (wsr_parse_intervals(value, WSR_MAX_MS, c.intervals_ms, &c.nr_intervals, err))
 			return -EINVAL;
 		break;
 	case WSR_KNOB_REACCESS_INTERVALS:
-		if (wsr_parse_intervals(value, c.reaccess_intervals_ms,
+		if (wsr_parse_intervals(value, WSR_MAX_MS, c.reaccess_intervals_ms,
 					&c.reaccess_nr_intervals, err))
 			return -EINVAL;
 		break;
@@ -320,10 +326,22 @@ void wsr_print_hist_bars(FILE *f, const struct wsr_hist *h, unsigned int width)
 	}
 }
 
+/* the wire's causes by their QMP names ("cause" of WORKING_SET_EVENT) */
+static const char *const cause_names[WSR_NR_CAUSES] = {
+	[WSR_CAUSE_NONE] = "none",
+	[WSR_CAUSE_REQUEST] = "request",
+	[WSR_CAUSE_RECLAIM] = "reclaim",
+	[WSR_CAUSE_READ] = "read",
+};
+
 const char *wsr_cause_name(__u32 cause)
 {
-	return cause == WSR_CAUSE_RECLAIM ? "reclaim" : cause == WSR_CAUSE_READ ? "read" :
-	       cause == WSR_CAUSE_REQUEST ? "request" : "none";
+	return cause < WSR_NR_CAUSES ? cause_names[cause] : "none";
+}
+
+int wsr_cause_by_name(const char *name)
+{
+	return index_of(name, cause_names, WSR_NR_CAUSES);
 }
 
 /*

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* The Prometheus text format's shared pieces: see prom.h. */
-#include "prom.h"
+/* libwsr: the Prometheus text format's shared pieces (libwsr.h). */
+#include "libwsr.h"
 
 void wsr_prom_head(FILE *f, const char *name, const char *type, const char *help)
 {
