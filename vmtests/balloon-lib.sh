@@ -30,6 +30,8 @@ KERNEL=${WSR_BALLOON_KERNEL:-ours}
 BALLOON_LIB=1 LIST=${LIST:-0} TEST_FILE=${TEST_FILE:-} tmp=${tmp:-} MARK=""
 # how many verdicts were FAIL
 FAILED=0
+# the names of the test running, until their verdicts are printed
+UNFINISHED=()
 
 # ---- test selection and results ---------------------------------------------
 
@@ -58,6 +60,7 @@ bad() {
 run_test() {
 	local names=("$1") n rc run=0 also=()
 	shift
+	unfinished_verdicts
 	while [ "$1" = --also ]; do names+=("$2"); shift 2; done
 	for n in "${names[@]}"; do
 		if [ "$LIST" = 1 ]; then echo "$n"; else want "$n" && run=1; fi
@@ -65,8 +68,10 @@ run_test() {
 	[ "$run" = 1 ] || return 0
 	why="" test_name=${names[0]} guest_n=0 G_LOG=""
 	local t0=$EPOCHREALTIME
+	UNFINISHED=("${names[@]}")
 	"$@"
 	rc=$?
+	UNFINISHED=()
 	guest_stop
 	[ "$rc" = 0 ] || [ -n "$why" ] || why="exited with status $rc"
 	if [ -n "${WSR_BALLOON_LOGS:-}" ] && [ -e "$G_LOG" ]; then
@@ -86,6 +91,20 @@ run_test() {
 # elapsed T0: seconds since T0 (an $EPOCHREALTIME), to 0.1 s
 elapsed() {
 	awk -v t0="$1" -v t1="$EPOCHREALTIME" 'BEGIN { printf "%.1f", t1 - t0 }'
+}
+
+# unfinished_verdicts: FAIL the test that a shell error ended (an
+# arithmetic expansion of a value the guest did not print, say): bash
+# leaves the function and goes on with the test file's next line, so
+# the test's verdict would never be printed.  Its guest is stopped.
+unfinished_verdicts() {
+	local n
+	[ "${#UNFINISHED[@]}" -gt 0 ] || return 0
+	guest_stop
+	for n in "${UNFINISHED[@]}"; do
+		test_verdict "$n" "a shell error (printed above) ended the test"
+	done
+	UNFINISHED=()
 }
 
 # also_verdict NAME [REASON]: NAME passes (or fails for REASON), printed
@@ -198,11 +217,12 @@ guest_stop() {
 	G_PID=""
 }
 
-# qemu_pid: QEMU's pid (vmtests/run -> timeout -> qemu)
+# qemu_pid: QEMU's pid (vmtests/run -> timeout -> qemu); fails if there is none
 qemu_pid() {
-	local t
+	local t q
 	t=$(pgrep -P "$G_PID" -x timeout | head -n 1)
-	[ -n "$t" ] && pgrep -P "$t" | head -n 1
+	[ -n "$t" ] && q=$(pgrep -P "$t" | head -n 1) && [ -n "$q" ] && [ -e "/proc/$q/status" ] &&
+		echo "$q"
 }
 
 # wait_mark WORD [SECS]: wait for the guest's "wsr-balloon: WORD" line
@@ -318,6 +338,7 @@ guest_stats() {
 # MemTotal, free memory below it
 check_stats() {
 	local out total free last0 n=100
+	[[ "$1" =~ ^[0-9]+$ ]] || { bad "no MemTotal from the guest to check stats against: '$1'"; return; }
 	last0=$(guest_stats | json_num last-update)
 	qmp "{\"execute\":\"qom-set\",\"arguments\":{\"path\":\"$BALLOON\",\"property\":\"guest-stats-polling-interval\",\"value\":1}}" >/dev/null ||
 		{ bad "cannot set guest-stats-polling-interval"; return; }

@@ -12,6 +12,10 @@
 #   WSR_DEBUG_TESTS="pattern ..."    the guest and balloon tests to run on
 #                            the debug kernel (default: see DEBUG_TESTS)
 #   WSR_SKIP_SELFTEST=1      skip the harness's own tests (for quick runs)
+# A pattern that matches no test that ran fails the run; "none" runs
+# nothing in that section on purpose.  tests/inventory lists every test:
+# one that ran unlisted, or a listed one the patterns select that did not
+# run, fails the run too (vmtests/inventory.sh).
 set -u
 . "$(dirname "$0")/lib.sh"
 
@@ -46,6 +50,8 @@ STOCK_SKIP="estimator_reports_walk_* estimator_reports_cover_* estimator_global_
 results=$BUILD/results
 rm -rf "$results"
 mkdir -p "$results"
+: >"$results/all"
+: >"$results/meta"
 
 # section TITLE: a section's header, with the time since make check began;
 # the section before it ends there: its time goes to $results/sections
@@ -71,6 +77,14 @@ record() {
 	echo "$2 $1${3:+: $3}" | tee -a "$results/all"
 }
 
+# record_meta NAME REASON: a FAIL about the run rather than a test (a
+# runner that stopped early, a selection that matched nothing): left out
+# of the comparison with tests/inventory
+record_meta() {
+	echo "$1" >>"$results/meta"
+	record "$1" FAIL "$2"
+}
+
 # record_lines PREFIX: turn "PASS name" / "FAIL name: reason" lines into
 # records, and "TIME name SECONDS" into a line "SECONDS PREFIX/name" of
 # $results/times; other lines are shown indented
@@ -92,16 +106,36 @@ record_time() {
 	echo "    | $1 took $2 s"
 }
 
+# run_runner PREFIX CMD...: record CMD's verdicts under PREFIX.  A runner
+# that printed none, or exited non-zero with no FAIL (a set -u or an
+# arithmetic abort, a crash), fails PREFIX/runner: the tests after the
+# point where it stopped did not run.
+run_runner() {
+	local prefix=$1 start rc
+	shift
+	start=$(($(wc -l <"$results/all") + 1))
+	"$@" 2>&1 | record_lines "$prefix"
+	rc=${PIPESTATUS[0]}
+	if [ "$(tail -n +"$start" "$results/all" | wc -l)" = 0 ]; then
+		record_meta "$prefix/runner" "no test ran (status $rc): ${*#"$WSR_ROOT"/}"
+	elif [ "$rc" != 0 ] && ! tail -n +"$start" "$results/all" | grep -q '^FAIL'; then
+		record_meta "$prefix/runner" "exited with status $rc, no test failed: the tests after where it stopped did not run"
+	fi
+}
+
+# the unit tests are tests/unit/*.c, each built as $BUILD/unit/NAME: a
+# binary left behind by a removed source is not run
 run_unit_tests() {
-	local t rc t0
-	for t in "$BUILD"/unit/*; do
-		[ -x "$t" ] || continue
+	local src t t0
+	for src in "$WSR_ROOT"/tests/unit/*.c; do
+		t=$BUILD/unit/$(basename "$src" .c)
+		if [ ! -x "$t" ]; then
+			record_meta "unit/${t##*/}/runner" "not built: no $t (make all builds it)"
+			continue
+		fi
 		t0=$EPOCHREALTIME
-		"$t" 2>&1 | record_lines "unit/${t##*/}"
-		rc=${PIPESTATUS[0]}
+		run_runner "unit/${t##*/}" "$t"
 		record_time "unit/${t##*/}" "$(since "$t0")" >/dev/null
-		[ "$rc" = 0 ] || grep -q "^FAIL unit/${t##*/}/" "$results/all" ||
-			record "unit/${t##*/}" FAIL "exited with status $rc"
 	done
 }
 
@@ -116,6 +150,9 @@ run_guest_suite() {
 	grep -a '^    | ' "$log" | tr -d '\r'
 	grep -a '^wsr-test: \(PASS\|FAIL\|TIME\)' "$log" | tr -d '\r' | sed 's/^wsr-test: //' |
 		record_lines "guest-$label"
+	if ! grep -aq '^wsr-test: \(PASS\|FAIL\)' "$log"; then
+		record_meta "guest-$label/runner" "no test ran (patterns: $*)"
+	fi
 	if [ "$kernel" = debug ]; then
 		# vmtests/run's verdict on the sanitizers' reports
 		if [ "$rc" = 123 ]; then
@@ -127,28 +164,38 @@ run_guest_suite() {
 	fi
 	if ! grep -aq '^wsr-test: guest summary' "$log"; then
 		# the guest died before the suite finished: say how
-		record "guest-$label/suite-completed" FAIL "$(tail -n 1 "$results/run-$label.err")"
+		record_meta "guest-$label/suite-completed" "$(tail -n 1 "$results/run-$label.err")"
 	elif [ "$rc" != 0 ] && ! grep -aq '^wsr-test: FAIL' "$log"; then
-		record "guest-$label/suite-completed" FAIL "status $rc: $(tail -n 1 "$results/run-$label.err")"
+		record_meta "guest-$label/suite-completed" "status $rc: $(tail -n 1 "$results/run-$label.err")"
 	fi
 }
 
 # check_exposition LABEL: promtool check metrics on the exposition that
 # the guest test metrics_equal_show_* printed on the console of suite
-# LABEL between its markers.  promtool stays on the host: it is 48 MB and
-# linked to glibc, too much for every test guest's initramfs.
+# LABEL between its markers, if that test ran there.  promtool stays on
+# the host: it is 48 MB and linked to glibc, too much for every test
+# guest's initramfs.  promtool passes an empty text: one without both
+# markers or without a sample fails here.
 check_exposition() {
 	local log=$results/console-$1.log out=$results/metrics-$1.prom promtool
-	grep -aq '^wsr-metrics-exposition: begin' "$log" 2>/dev/null || return 0
+	local name=guest-$1/metrics_exposition_passes_promtool
+	grep -q "^[A-Z]* guest-$1/metrics_equal_show_" "$results/all" || return 0
 	tr -d '\r' <"$log" |
-		sed -n '/^wsr-metrics-exposition: begin$/,/^wsr-metrics-exposition: end$/p' |
-		sed '1d;$d' >"$out"
-	if ! promtool=$("$WSR_ROOT"/vmtests/get-promtool.sh 2>"$out.check"); then
-		record "guest-$1/metrics_exposition_passes_promtool" FAIL "$(tail -n 1 "$out.check")"
+		sed -n '/^wsr-metrics-exposition: begin$/,/^wsr-metrics-exposition: end$/p' >"$out"
+	if [ "$(head -n 1 "$out")" != "wsr-metrics-exposition: begin" ] ||
+		[ "$(tail -n 1 "$out")" != "wsr-metrics-exposition: end" ]; then
+		record "$name" FAIL "the metrics test printed no exposition between begin and end markers"
+		return
+	fi
+	sed -i '1d;$d' "$out"
+	if ! grep -q '^wsr_[a-z_]*{.*} [0-9]' "$out"; then
+		record "$name" FAIL "no wsr_ sample in the exposition (the text: $out)"
+	elif ! promtool=$("$WSR_ROOT"/vmtests/get-promtool.sh 2>"$out.check"); then
+		record "$name" FAIL "$(tail -n 1 "$out.check")"
 	elif "$promtool" check metrics <"$out" >"$out.check" 2>&1; then
-		record "guest-$1/metrics_exposition_passes_promtool" PASS
+		record "$name" PASS
 	else
-		record "guest-$1/metrics_exposition_passes_promtool" FAIL \
+		record "$name" FAIL \
 			"$(head -c 300 "$out.check" | tr '\n' ' ')(the text: $out)"
 	fi
 }
@@ -170,19 +217,26 @@ done
 
 section "host unit tests"
 run_unit_tests
-"$WSR_ROOT"/vmtests/progress-test.sh 2>&1 | record_lines build-progress
+run_runner build-progress "$WSR_ROOT"/vmtests/progress-test.sh
+run_runner check "$WSR_ROOT"/vmtests/check-test.sh
 section "host QMP tests (QEMU working-set device, no guest)"
-"$WSR_ROOT"/vmtests/qmp-test.sh 2>&1 | record_lines host-qmp
+run_runner host-qmp "$WSR_ROOT"/vmtests/qmp-test.sh
 section "lint (shellcheck on every shell file; each project's checkpatch.pl on its series)"
-"$WSR_ROOT"/vmtests/lint.sh 2>&1 | record_lines lint
+run_runner lint "$WSR_ROOT"/vmtests/lint.sh
 section "QEMU device qtest (a hostile guest driver; ASan and UBSan)"
-"$WSR_ROOT"/vmtests/qtest-balloon.sh 2>&1 | record_lines qemu
+run_runner qemu "$WSR_ROOT"/vmtests/qtest-balloon.sh
+# every balloon test's name; none is an error, not an empty section
+if ! balloon_list=$("$WSR_ROOT"/vmtests/balloon-test.sh --list 2>"$results/balloon-list.err") ||
+	[ -z "$balloon_list" ]; then
+	record_meta host-balloon/list \
+		"vmtests/balloon-test.sh --list named no test: $(tail -n 1 "$results/balloon-list.err")"
+fi
 # balloon_tests PATTERNS SKIP: the balloon tests whose names match one of
 # PATTERNS (and one of WSR_BALLOON_TESTS, if set) and none of SKIP
 balloon_tests() {
 	local - n p
 	set -f
-	for n in $("$WSR_ROOT"/vmtests/balloon-test.sh --list); do
+	for n in $balloon_list; do
 		# shellcheck disable=SC2254 # patterns, on purpose
 		for p in $2; do case "$n" in $p) continue 2 ;; esac; done
 		# shellcheck disable=SC2086 # pattern lists, split on purpose (no globbing: set -f)
@@ -202,22 +256,23 @@ matches() {
 ours_balloon=$(balloon_tests '*' "$DEBUG_ONLY")
 if [ -n "$ours_balloon" ]; then
 	section "host balloon tests (working-set transport, patched kernel and QEMU)"
-	WSR_BALLOON_TESTS=$ours_balloon "$WSR_ROOT"/vmtests/balloon-test.sh 2>&1 |
-		record_lines host-balloon
+	run_runner host-balloon env WSR_BALLOON_TESTS="$ours_balloon" "$WSR_ROOT"/vmtests/balloon-test.sh
 fi
 debug_balloon=$(balloon_tests "${WSR_DEBUG_TESTS:-$DEBUG_TESTS}" "")
 if [ -n "$debug_balloon" ]; then
 	section "host balloon tests on the debug kernel (sanitizers)"
-	WSR_BALLOON_KERNEL=debug WSR_BALLOON_TESTS=$debug_balloon \
-		"$WSR_ROOT"/vmtests/balloon-test.sh 2>&1 | record_lines host-balloon-debug
+	run_runner host-balloon-debug env WSR_BALLOON_KERNEL=debug WSR_BALLOON_TESTS="$debug_balloon" \
+		"$WSR_ROOT"/vmtests/balloon-test.sh
 fi
 if [ "${WSR_SKIP_SELFTEST:-0}" != 1 ]; then
 	section "harness tests"
-	"$WSR_ROOT"/vmtests/selftest.sh 2>&1 | record_lines harness
+	run_runner harness "$WSR_ROOT"/vmtests/selftest.sh
 fi
-# shellcheck disable=SC2086
-run_guest_suite ours ours ${WSR_TESTS:-'*'}
-check_exposition ours
+if [ "${WSR_TESTS:-}" != none ]; then
+	# shellcheck disable=SC2086
+	run_guest_suite ours ours ${WSR_TESTS:-'*'}
+	check_exposition ours
+fi
 # the guest tests (tests/guest/test_NAME.sh) that match the debug patterns
 debug_guest=$(tests=("$WSR_ROOT"/tests/guest/test_*.sh)
 	set -f
@@ -255,6 +310,13 @@ echo "time per section (s; $results/sections):"
 sed 's/^/  /' "$results/sections"
 echo "slowest tests (s; all in $results/times):"
 sort -rn "$results/times" 2>/dev/null | head -n 15 | sed 's/^/  /'
+# every test that ran is in tests/inventory, and every one there that
+# the patterns select ran
+inventory=$("$WSR_ROOT"/vmtests/inventory.sh "$results/all" "$results/meta" 2>&1)
+rc=$?
+[ -z "$inventory" ] || grep '^FAIL ' <<<"$inventory" | tee -a "$results/all"
+grep -q '^FAIL ' <<<"$inventory" || [ "$rc" = 0 ] ||
+	record_meta inventory/check "vmtests/inventory.sh: status $rc: $(tail -n 1 <<<"$inventory")"
 passed=$(grep -c '^PASS' "$results/all")
 failed=$(grep -c '^FAIL' "$results/all")
 if [ "$failed" != 0 ]; then

@@ -143,12 +143,36 @@ defines_have_one_home() {
 # every target the Makefile declares phony (FORCE aside) has its line in
 # "make help"
 make_help_lists_every_target() {
-	local t help missing=""
+	local t targets help missing=""
 	help=$(make -s -C "$WSR_ROOT" help)
-	for t in $(sed -n 's/^\.PHONY://p' "$WSR_ROOT/Makefile"); do
+	targets=$(sed -n 's/^\.PHONY://p' "$WSR_ROOT/Makefile")
+	# none found would check nothing
+	[ -n "$targets" ] || { verdict make_help_lists_every_target "no .PHONY line in the Makefile"; return; }
+	for t in $targets; do
 		[ "$t" = FORCE ] || grep -q "^make $t " <<<"$help" || missing+=" $t"
 	done
 	verdict make_help_lists_every_target "${missing:+not in make help:$missing}"
+}
+
+# a balloon test file is named after the first test it runs: X.sh runs
+# X, or X_<variant>... for a matrix (its other names are that test's
+# variants and the checks that share its guest), so that a name in make
+# check's output leads to its file
+balloon_test_files_are_named_after_their_tests() {
+	local f stem first bad="" n=0
+	for f in "$WSR_ROOT"/tests/balloon/*.sh; do
+		stem=$(basename "$f" .sh)
+		case "$stem" in bench_*|transport-lib) continue ;; esac
+		n=$((n + 1))
+		first=$("$WSR_ROOT"/vmtests/run-test --list "$f" 2>&1 | head -n 1)
+		case "$first" in
+		"$stem"|"$stem"_*) ;;
+		*) bad+=" $stem.sh runs '$first' first;" ;;
+		esac
+	done
+	[ "$n" -gt 0 ] || bad="no test file in tests/balloon"
+	bad=${bad%;}
+	verdict balloon_test_files_are_named_after_their_tests "${bad# }"
 }
 
 {
@@ -158,5 +182,6 @@ make_help_lists_every_target() {
 	checkpatch_self_tests
 	defines_have_one_home
 	make_help_lists_every_target
+	balloon_test_files_are_named_after_their_tests
 } | tee "$tmp/out"
 ! grep -q '^FAIL' "$tmp/out"

@@ -44,6 +44,11 @@ t0=$(date +%s)
 wsr show --memcg /est-many >/dev/null 2>/tmp/many.err || fail "a refreshing read failed: $(cat /tmp/many.err)"
 info "a refreshing read of /est-many: $(($(date +%s) - t0)) s"
 for m in m0 "m$((n / 2))"; do s1="$s1 $(lru_gen_max_seq "$top/$m" 0) $(lru_gen_max_seq "$top/$m" 1)"; done
+# four max_seq each: an lruvec missing from lru_gen reads as nothing,
+# and two empty reads would compare equal
+for s in "$s0" "$s1"; do
+	[ "$(echo "$s" | wc -w)" = 4 ] || fail "max_seq of m0, m$((n / 2)) on nodes 0, 1: read '$s0' and '$s1'"
+done
 [ "$(echo "$s0" | awk '{ for (i = 1; i <= NF; i++) printf "%d ", $i + 1 }')" = "$(echo "$s1" | awk '{ for (i = 1; i <= NF; i++) printf "%d ", $i }')" ] ||
 	fail "max_seq of m0, m$((n / 2)) on nodes 0, 1 went from$s0 to$s1, expected one aging each"
 seq 0 "$last" | sed "s|^|$top/m|" | xargs rmdir 2>/dev/null

@@ -99,11 +99,19 @@ nonleaf_young_off() {
 }
 
 # hist_sum FILE FIELD FIRST LAST: sum of anon= or file= over bins FIRST..LAST
-# (1-based lines of a node-format histogram)
+# (1-based lines of a node-format histogram; a node with fewer bins sums
+# those it has); "none" if no bin there has FIELD (a failed or empty
+# read, which would sum to 0), which no comparison takes for a number
 hist_sum() {
 	awk -v f="$2=" -v a="$3" -v b="$4" 'NR >= a && NR <= b {
-		for (i = 2; i <= NF; i++) if (index($i, f) == 1) s += substr($i, length(f) + 1)
-	} END { print s + 0 }' "$1"
+		for (i = 2; i <= NF; i++) if (index($i, f) == 1) { s += substr($i, length(f) + 1); n++ }
+	} END { if (n) print s + 0; else print "none" }' "$1"
+}
+
+# is_num VALUE: VALUE is a whole number (not empty: two failed reads
+# compare equal)
+is_num() {
+	case "$1" in '' | *[!0-9]*) return 1 ;; esac
 }
 
 # expect_ok CMD...: run a command that must succeed

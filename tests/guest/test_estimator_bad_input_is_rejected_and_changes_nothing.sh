@@ -13,6 +13,14 @@ snapshot() {
 	done
 }
 before=$(snapshot)
+# what was set, so that failed reads cannot compare equal below
+case "$before" in
+"N0=1000,2000,3000,"*" N1=1000,2000,3000,"*"
+N0=500 N1=500
+N0=700 N1=700
+N0=10,20,30,"*" N1=10,20,30,"*) ;;
+*) fail "the configuration reads '$before' after setting it" ;;
+esac
 n=0
 reject() {
 	n=$((n + 1))

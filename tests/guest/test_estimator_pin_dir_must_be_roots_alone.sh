@@ -24,6 +24,13 @@ d=/sys/fs/bpf/wsr-evil-owner
 refused "$d" "a folder of uid 1000"
 grep -q "uid 1000" /tmp/pin.out || fail "no clear error for uid 1000: $(cat /tmp/pin.out)"
 rmdir "$d"
-ln -s /sys/fs/bpf /tmp/wsr-link
+# a symlink to a folder wsr would take (root's, mode 0700): refused for
+# being a symlink, and nothing pinned through it
+d=/sys/fs/bpf/wsr-link-target
+{ mkdir -p "$d" && chmod 0700 "$d"; } || fail "cannot make $d"
+ln -s "$d" /tmp/wsr-link || fail "cannot make the symlink /tmp/wsr-link"
 refused /tmp/wsr-link "a symlink"
+grep -q "is a symlink" /tmp/pin.out || fail "no clear error for a symlink: $(cat /tmp/pin.out)"
+[ -z "$(ls -A "$d")" ] || fail "pins left in $d through the symlink: $(ls "$d")"
 rm -f /tmp/wsr-link
+rmdir "$d"

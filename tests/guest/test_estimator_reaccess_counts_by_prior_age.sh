@@ -16,13 +16,19 @@ expect_ok wsr set --memcg /est-reaccess reaccess_intervals_ms N0=1000,2000,60000
 while [ ! -e $ready.reaccess ]; do sleep 0.1; done
 sleep 0.5
 lru_gen_age "$cg" 0	# finds all of it accessed again, aged about 3 s
-wsr reaccess --memcg /est-reaccess --node 0 >/tmp/r
+# reaccess_read: the histogram in /tmp/r, its four bins there (an empty
+# read would sum to 0)
+reaccess_read() {
+	wsr reaccess --memcg /est-reaccess --node 0 >/tmp/r 2>&1 || fail "wsr reaccess failed: $(cat /tmp/r)"
+	[ "$(grep -c 'anon=' /tmp/r)" = 4 ] || fail "wsr reaccess printed no 4 bins: $(cat /tmp/r)"
+}
+reaccess_read
 info "reaccess histogram:"; sed 's/^/    /' /tmp/r
 young=$(hist_sum /tmp/r anon 1 2)
 mid=$(hist_sum /tmp/r anon 3 3)
 within_pct "$mid" 12288 10 || fail "bin 2000-60000 ms holds $mid reaccessed pages, expected 12288"
 [ "$young" -lt 1229 ] || fail "$young pages counted as reaccessed younger than 2 s"
 expect_ok wsr set --memcg /est-reaccess reaccess_intervals_ms N0=1000,2000,60000
-wsr reaccess --memcg /est-reaccess --node 0 >/tmp/r
+reaccess_read
 total=$(hist_sum /tmp/r anon 1 4)
 [ "$total" = 0 ] || fail "new reaccess intervals left $total pages counted"

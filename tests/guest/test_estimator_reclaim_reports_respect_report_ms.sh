@@ -26,9 +26,18 @@ wait $w2; s2=$?
 info "reports seen by watcher 1:"; sed 's/^/    /' /tmp/w1 | cut -c1-150
 n1=$(wc -l </tmp/w1)
 [ "$n1" -ge 4 ] || fail "watcher 1 got $n1 reports in 60 s of reclaim, expected 4"
-# node and time of each report, then the gaps per node
-fields() { sed 's/.*"time_ns":\([0-9]*\).*"node":\([0-9]*\).*/\2 \1/' "$1"; }
-fields /tmp/w1 | sort -n -k1 -k2 | awk '
+# node and time of each report, each found by its key wherever it is in
+# the line; a report without both fails (it would have no gap to check)
+fields() {
+	awk '{
+		if (!match($0, /"time_ns":[0-9]+/)) { print "no time_ns: " $0; exit 1 }
+		t = substr($0, RSTART + 10, RLENGTH - 10)
+		if (!match($0, /"node":[0-9]+/)) { print "no node: " $0; exit 1 }
+		print substr($0, RSTART + 7, RLENGTH - 7), t
+	}' "$1"
+}
+fields /tmp/w1 >/tmp/w1.fields || fail "a report of watcher 1 without node or time: $(tail -n 1 /tmp/w1.fields | cut -c1-200)"
+sort -n -k1 -k2 /tmp/w1.fields | awk '
 	$1 == n && $2 - t < 700000000 { printf "FAIL: node %d reports %d ms apart\n", $1, ($2 - t) / 1000000; bad = 1 }
 	{ n = $1; t = $2 } END { exit bad }' || fail "reports closer than report_ms"
 cmp -s /tmp/w1 /tmp/w2 || fail "the two watchers saw different reports"

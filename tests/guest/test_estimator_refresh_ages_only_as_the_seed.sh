@@ -23,6 +23,8 @@ read_top() { expect_ok wsr show --memcg /est-refresh; }
 
 expect_ok wsr set --memcg /est-refresh refresh_ms 0
 f0=$(seq_of "$free") p0=$(seq_of "$prot")
+# numbers, or every "not aged" below would compare two empty reads
+{ is_num "$f0" && is_num "$p0"; } || fail "no max_seq in lru_gen for the memcgs: '$f0' '$p0'"
 sleep 1.2
 read_top
 read_top

@@ -41,6 +41,7 @@ cleanup() {
 }
 trap cleanup EXIT
 k0=$(seq_of "$kid")
+is_num "$k0" || fail "no max_seq of $kid in lru_gen: '$k0'"
 read_root
 k1=$(seq_of "$kid")
 remount || fail "cannot remount cgroup2 without memory_recursiveprot"
@@ -63,6 +64,7 @@ start_workload --hot 4 --cold 8 --node 0 --cgroup "$a" >/dev/null
 pb=$(start_workload --hot 4 --cold 8 --node 0 --cgroup "$b")
 info "usage: $top $(cat "$top/memory.current"), a $(cat "$a/memory.current"), b $(cat "$b/memory.current")"
 a0=$(seq_of "$a")
+is_num "$a0" || fail "no max_seq of $a in lru_gen: '$a0'"
 read_root
 [ "$(seq_of "$a")" = $((a0 + 1)) ] ||
 	fail "siblings claiming 1 GiB of a parent's 16 MiB: a child was not aged (max_seq $a0 -> $(seq_of "$a"))"

@@ -39,6 +39,7 @@ info "a report of /est-deep: $pages pages; $(grep -o '"incomplete":[a-z]*' /tmp/
 { [ "$pages" -ge 3072 ] && [ "$pages" -le 6400 ]; } ||
 	fail "a report of /est-deep holds $pages pages, expected 3072-6400 (its 24 MiB limit)"
 grep -q '"incomplete":true' /tmp/deep.json && fail "a complete walk was marked incomplete"
+grep -q '"incomplete":false' /tmp/deep.json || fail "no report says whether it is complete: $(head -c 200 /tmp/deep.json)"
 
 # a walk of 8 steps cannot cover 21 memcgs
 wsr unload

@@ -8,6 +8,12 @@ echo 24M >"$cg/memory.max"
 expect_ok wsr set --memcg /est-kill intervals_ms 1000,2000,3000,4000
 expect_ok wsr set --memcg /est-kill report_ms N0=300
 before=$(wsr get --memcg /est-kill intervals_ms; wsr get --memcg /est-kill report_ms)
+# what was set, so that two failed reads cannot compare equal below
+case "$before" in
+"N0=1000,2000,3000,4000,"*" N1=1000,2000,3000,4000,"*"
+N0=300 N1="*) ;;
+*) fail "the configuration reads '$before' before the kill" ;;
+esac
 kill -9 "$WSRD"
 wait "$WSRD" 2>/dev/null
 [ -e /sys/fs/bpf/wsr/link_reclaim ] || fail "pins gone with the daemon"

@@ -2,7 +2,7 @@
 # The report answering a REQUEST matches the guest's own histogram and
 # lru_gen.
 #
-# Alone: vmtests/run-test tests/balloon/request_matches_guest_histogram.sh
+# Alone: vmtests/run-test tests/balloon/balloon_request_after_config_matches_guest_histogram_and_lru_gen.sh
 #
 # Guest half of balloon_request_after_config_matches_guest_histogram_and_lru_gen:
 # a known workload (128 MiB of anon on node 1) and the daemon serving the

@@ -2,7 +2,7 @@
 # The driver survives unbind/rebind and module reload cycles while the host
 # notifies it, and its probe fails cleanly at every allocation (debug).
 #
-# Alone: vmtests/run-test tests/balloon/driver_survives_rebind_reload_and_probe_faults.sh
+# Alone: vmtests/run-test tests/balloon/balloon_driver_unbind_rebind_and_module_reload_keep_working.sh
 #
 # Guest half of balloon_driver_unbind_rebind_and_module_reload_keep_working
 # and balloon_probe_fails_cleanly_at_every_allocation_then_rebinds:
@@ -101,6 +101,8 @@ guest_half() {
 			n=$((n + 1))
 		done
 		[ -e "$dev/driver" ] || fail "no successful probe within 2000 allocations"
+		# a fault injection that never hit would leave nothing tested
+		[ "$failed" -gt 0 ] || fail "no probe failed (N=$n, survived=$survived): no fault was injected into one"
 		wait_until 30 [ "$(ws active)" = 1 ] || fail "not the active device after the faults: $(ws_state)"
 		mark "PROBE-FAULTS N=$n failed=$failed survived=$survived"
 	}

@@ -3,7 +3,7 @@
 # memory pressure, whether it can reclaim anon, whether it counted all of
 # its memory, and how many reclaim reports it made.
 #
-# Alone: vmtests/run-test tests/balloon/report_header_flags_seq_and_pressure.sh
+# Alone: vmtests/run-test tests/balloon/balloon_report_header_carries_pressure_flags_and_reclaim_seq.sh
 #
 # Guest half of balloon_report_header_carries_pressure_flags_and_reclaim_seq:
 # the daemon serves the host's requests while the guest goes through, one

@@ -1,7 +1,7 @@
 # shellcheck shell=bash
 # "wsr-host balance" does not inflate a guest without swap into an OOM kill.
 #
-# Alone: vmtests/run-test tests/balloon/balance_spares_a_guest_without_swap.sh
+# Alone: vmtests/run-test tests/balloon/balance_does_not_oom_a_guest_without_swap.sh
 #
 # Guest half of balance_does_not_oom_a_guest_without_swap: a workload
 # holds 256 MiB of cold anon (written once, never touched again) and 16

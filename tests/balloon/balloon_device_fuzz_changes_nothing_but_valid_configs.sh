@@ -2,7 +2,7 @@
 # A fuzzing device changes nothing in the driver but what its valid CONFIGs
 # set.
 #
-# Alone: vmtests/run-test tests/balloon/device_fuzz_changes_nothing_but_valid_configs.sh
+# Alone: vmtests/run-test tests/balloon/balloon_device_fuzz_changes_nothing_but_valid_configs.sh
 #
 # Guest half of balloon_device_fuzz_changes_nothing_but_valid_configs: the
 # host sends many malformed notifications mixed with valid CONFIGs and

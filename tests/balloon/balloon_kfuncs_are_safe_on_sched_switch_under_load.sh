@@ -2,7 +2,7 @@
 # The balloon kfuncs refuse NULL pointers and are safe when a tracing
 # program calls them on every context switch under load.
 #
-# Alone: vmtests/run-test tests/balloon/kfuncs_are_safe_on_sched_switch.sh
+# Alone: vmtests/run-test tests/balloon/balloon_kfuncs_are_safe_on_sched_switch_under_load.sh
 #
 # Guest half of balloon_kfuncs_refuse_null_pointers: a tracing program
 # passes NULL (an unchecked lookup in an empty map) to both kfuncs, then a

@@ -3,7 +3,7 @@
 # free page hinting and reporting, each on or off; 4, 5 and 16 bins), and
 # the device configures, requests, reports stats and inflates with each.
 #
-# Alone: vmtests/run-test tests/balloon/queues_agree_with_offered_features.sh
+# Alone: vmtests/run-test tests/balloon/balloon_queues_agree_with.sh
 #
 # Guest half of balloon_queues_agree_with_*: the driver negotiated exactly
 # the features the host offered, and says whether working_set/ exists (the
@@ -89,18 +89,26 @@ check_page_reporting() {
 	wait_mark FILLED 120 || return
 	# the guest reports freed pages 2 s after freeing them at the earliest
 	while ! grep -aq '^wsr-balloon: FREED' "$G_LOG"; do
-		rss=$(awk '/^VmRSS/ { print $2 }' "/proc/$pid/status")
-		[ "${rss:-0}" -le "$max" ] || max=$rss
+		qemu_rss || return
+		[ "$rss" -le "$max" ] || max=$rss
 		guest_alive || break
 		sleep 0.1
 	done
 	wait_mark FREED 10 || return
+	# the guest's 192 MiB are in QEMU's RSS before it frees them
+	[ "$max" -ge $((192 * 1024)) ] || { bad "QEMU's RSS was $max kB with the guest's 192 MiB filled"; return; }
 	for n in $(seq 1 150); do
-		rss=$(awk '/^VmRSS/ { print $2 }' "/proc/$pid/status")
+		qemu_rss || return
 		[ "$rss" -gt $((max - 96 * 1024)) ] || return 0
 		sleep 0.2
 	done
 	bad "QEMU's RSS went from $max kB to $rss kB within 30 s of the guest freeing 192 MiB"
+}
+
+# qemu_rss: set rss to QEMU's ($pid's) VmRSS in kB; fails if it cannot be read
+qemu_rss() {
+	rss=$(awk '/^VmRSS:/ { print $2 }' "/proc/$pid/status" 2>/dev/null)
+	[[ "$rss" =~ ^[0-9]+$ ]] || bad "cannot read QEMU's (pid $pid) RSS: '$rss'"
 }
 
 # check_reports NAME INTERVALS: the guest runs the wsr daemon, which answers

@@ -2,7 +2,7 @@
 # Malformed notifications from the device are rejected, counted and
 # logged, and change nothing.
 #
-# Alone: vmtests/run-test tests/balloon/malformed_notifications_are_rejected.sh
+# Alone: vmtests/run-test tests/balloon/balloon_malformed_notifications_are_rejected_and_change_nothing.sh
 #
 # Guest half of balloon_malformed_notifications_are_rejected_and_change_nothing:
 # after a valid CONFIG the host sends malformed notifications, then two

@@ -1,7 +1,7 @@
 # shellcheck shell=bash
 # Every REQUEST is answered exactly once, whatever the guest's daemon does.
 #
-# Alone: vmtests/run-test tests/balloon/requests_answered_once.sh
+# Alone: vmtests/run-test tests/balloon/balloon_requests_answered_once.sh
 #
 # Guest half of the balloon_requests_answered_once_* tests: the host sends
 # 100 REQUESTs with the daemon running, 100 with it stopped (SIGSTOP) and

@@ -1,7 +1,7 @@
 # shellcheck shell=bash
 # Reclaim makes reports on its own at report_ms, with the daemon stopped.
 #
-# Alone: vmtests/run-test tests/balloon/reclaim_reports_keep_report_ms.sh
+# Alone: vmtests/run-test tests/balloon/balloon_reclaim_reports_keep_report_ms_with_daemon_stopped.sh
 #
 # Guest half of balloon_reclaim_reports_keep_report_ms_with_daemon_stopped:
 # once the host has configured report_ms, the daemon is stopped; a memcg
@@ -30,6 +30,8 @@ guest_half() {
 	kill -STOP "$daemon" || fail "cannot stop the daemon"
 	# first, reclaim within a memcg's limit: the host is not short of memory,
 	# so no balloon report may come of it
+	# a number: "no report" below compares it with a second read
+	ws_at_least sent 0 || fail "cannot read working_set/sent: $(ws_state)"
 	s0=$(ws sent)
 	k0=$(swapouts)
 	limited=$(make_memcg balloon_limited)

@@ -2,7 +2,7 @@
 # "wsr-host balance" deflates a guest under pressure within 2 s, and its
 # metrics pass promtool and equal "wsr-host show".
 #
-# Alone: vmtests/run-test tests/balloon/balance_deflates_under_pressure.sh
+# Alone: vmtests/run-test tests/balloon/balance_deflates_a_guest_under_pressure_within_2s.sh
 #
 # Guest half of balance_deflates_a_guest_under_pressure_within_2s: the
 # host runs "wsr-host balance --policy working-set", which configures the
@@ -14,8 +14,9 @@
 # Then the guest starts workloads whose hot sets (touched every 100 ms)
 # add up to 64 MiB more than the memory available: global reclaim,
 # reclaim reports, and the host must deflate.  Eight memcgs with no
-# limit, as in reclaim_reports.sh, so that reclaim ages several small
-# lruvecs.
+# limit, as in the balloon reclaim test
+# (balloon_reclaim_reports_keep_report_ms_with_daemon_stopped.sh), so
+# that reclaim ages several small lruvecs.
 guest_half() {
 	# shellcheck source=../guest/lib.sh
 	. /wsr/bin/tests/lib.sh
