@@ -20,23 +20,40 @@ set -u
 . "$(dirname "$0")/lib.sh"
 
 BUILD=${BUILD:-$WSR_ROOT/build}
-# On the debug kernel (sanitizers; about 3 times slower under TCG): the
-# tests of the driver's own code paths, and the estimator tests that take
-# the BPF programs through every path into the kernel (aging and reclaim
-# hooks, cgroup iterators, memcg removal, pins adopted after a SIGKILL).
-# The others need the hot set re-read within bins the slower kernel
-# stretches, and add 5 minutes.  Left out to keep make check within its
-# time budget: the queue matrix (queue numbering, which the sanitizers do
-# not see; free page reporting's 192 MiB fill does not fit a 512 MiB
-# guest with KASAN), the malformed notifications (the device fuzz test
-# sends the same kinds and more) and the request accuracy test (a 2 GiB
-# guest, 95 s there) and the exactly-once answers (160 s there, against
-# 47 s; the debug kernel still loads and attaches the request hook from
-# vmlinux BTF in the reclaim test, and answers requests in the device fuzz
-# test and the rebind cycles).
-DEBUG_TESTS="balloon_probe_fails_* balloon_kfuncs_* balloon_device_fuzz_*
+# On the debug kernel (sanitizers; 3 times slower under TCG, and a BPF
+# load takes it a minute or more): the tests that run the driver's code,
+# its kfuncs, or the lifetime of what BPF pins, each for a reason:
+# - balloon_probe_fails_*: probe's error paths, failed at each allocation
+#   (fault injection, debug only), then unbind/bind and rmmod/insmod
+#   cycles: the driver's set-up and teardown under KASAN and kmemleak
+# - balloon_kfuncs_*: both kfuncs given NULL, then called on every
+#   context switch with the runqueue lock held: lockdep sees their locks
+# - balloon_device_fuzz_*: the driver parses 1000 malformed
+#   notifications: KASAN and UBSAN see every read of the buffer
+# - balloon_reclaim_*: the report kfunc called from reclaim (the BPF
+#   programs' shrink_node hook): lockdep's reclaim annotations see the
+#   driver's locks and allocations there
+# - estimator_survives_daemon_sigkill: pinned programs, maps and links
+#   outlive a SIGKILLed daemon and are adopted: kmemleak sees their
+#   references
+# Not here: the other estimator tests run our BPF programs only (no
+# kfunc: the verifier, not the sanitizers, keeps them safe) on upstream
+# code (cgroup iterators, memcg reclaim), and need the hot set re-read
+# within bins the slower kernel stretches (estimator_parent_is_sum_* and
+# estimator_reclaim_reports_respect_report_ms, which ran here before,
+# took 3 minutes); the queue matrix (queue numbering, which the
+# sanitizers do not see; free page reporting's 192 MiB fill does not fit
+# a 512 MiB guest with KASAN); the malformed notifications (the device
+# fuzz test sends the same kinds and more); the request accuracy test (a
+# 2 GiB guest, 95 s there) and the exactly-once answers (160 s there,
+# against 47 s; the debug kernel still loads and attaches the request
+# hook from vmlinux BTF in the reclaim test, and answers requests in the
+# device fuzz test and the rebind cycles).
+DEBUG_TESTS="
+	balloon_probe_fails_*
+	balloon_kfuncs_*
+	balloon_device_fuzz_*
 	balloon_reclaim_*
-	estimator_parent_is_sum_of_children_and_own estimator_reclaim_reports_respect_report_ms
 	estimator_survives_daemon_sigkill"
 # Not run on the patched kernel without sanitizers: they need the debug
 # kernel (fault injection, lockdep), or they run on it already and the
@@ -141,10 +158,13 @@ run_unit_tests() {
 
 # run_guest_suite LABEL KERNEL PATTERNS: one guest runs the matching tests
 run_guest_suite() {
-	local label=$1 kernel=$2 log=$results/console-$1.log rc
+	local label=$1 kernel=$2 log=$results/console-$1.log rc opts=()
 	shift 2
 	section "guest tests ($label kernel): console log $log"
-	WSR_KVM=${WSR_KVM:-0} "$WSR_ROOT"/vmtests/run --kernel "$kernel" --quiet \
+	# 512 MiB on the debug kernel: its tests need little, and kmemleak's
+	# scans after them take time in proportion to memory
+	[ "$kernel" != debug ] || opts=(--node-mem 256)
+	WSR_KVM=${WSR_KVM:-0} "$WSR_ROOT"/vmtests/run --kernel "$kernel" --quiet "${opts[@]}" \
 		--log "$log" --timeout "${WSR_SUITE_TIMEOUT:-2400}" -- run-tests "$@" 2>"$results/run-$label.err"
 	rc=$?
 	grep -a '^    | ' "$log" | tr -d '\r'
