@@ -202,7 +202,14 @@ int wsr_json_print(FILE *f, struct json_object *obj, const char *end);
 /* "# HELP name help" (help escaped: \\ and \n) and "# TYPE name type" */
 void wsr_prom_head(FILE *f, const char *name, const char *type, const char *help);
 
-/* a label value with the format's escapes: \\, \" and \n */
+/*
+ * a label value with the format's escapes: \\, \" and \n.  The format
+ * takes UTF-8 alone, and a cgroup's (or a VM's) name may hold any byte:
+ * each byte that does not begin a valid UTF-8 sequence is written as the
+ * four characters \xHH (so "\\xHH" in the text), the convention of
+ * systemd-escape, instead of making promtool and scrapers refuse the whole
+ * file.  (A name that holds those four characters itself reads the same.)
+ */
 void wsr_prom_label_value(FILE *f, const char *s);
 
 /*

@@ -114,9 +114,27 @@ static const char *test_label_escapes(void)
 	return NULL;
 }
 
+/*
+ * A cgroup's name may hold any byte, the format takes UTF-8 alone: a byte
+ * that begins no valid sequence (0xff; an overlong "/" C0 AF; a surrogate
+ * ED A0 80; a sequence cut short E2 82) is written \xHH, and valid UTF-8
+ * (é, C3 A9; U+10FFFF, F4 8F BF BF) is kept as it is.
+ */
+static const char *test_label_not_utf8_escaped(void)
+{
+	char *t = exposition("/a\xff\xc0\xaf" "b\xc3\xa9\xed\xa0\x80\xf4\x8f\xbf\xbf\xe2\x82");
+
+	ASSERT_OK_PTR(t, "the exposition");
+	ASSERT_HAS_SUBSTR(t, "wsr_reports_total{memcg=\"/a\\\\xff\\\\xc0\\\\xafb\xc3\xa9"
+			  "\\\\xed\\\\xa0\\\\x80\xf4\x8f\xbf\xbf\\\\xe2\\\\x82\",node=\"0\","
+			  "cause=\"reclaim\"} 6\n", "the exposition");
+	free(t);
+	return NULL;
+}
+
 static const char *test_promtool_accepts(void)
 {
-	char *t = exposition("/a\"b\\c");
+	char *t = exposition("/a\"b\\c\xff\xc3\xa9\xed\xa0\x80");
 	const char *err;
 
 	ASSERT_OK_PTR(t, "the exposition");
@@ -172,6 +190,7 @@ static const char *test_memcg_paths(void)
 static const struct unit_test tests[] = {
 	{ "metrics_samples_are_bytes_with_the_hosts_labels", test_samples },
 	{ "metrics_memcg_label_escaped", test_label_escapes },
+	{ "metrics_memcg_label_not_utf8_escaped", test_label_not_utf8_escaped },
 	{ "metrics_exposition_passes_promtool_check", test_promtool_accepts },
 	{ "metrics_all_memcgs_finds_configured_paths", test_memcg_paths },
 };
