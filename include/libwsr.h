@@ -230,11 +230,23 @@ void wsr_prom_ws_sample(FILE *f, const char *key, const char *value, __u32 node,
 
 /*
  * 0 if @path is a folder (not a symlink to one) owned by root that
- * neither group nor others may write; -ENOENT if it does not exist (the
- * daemon may create it); otherwise -EPERM or another -errno.  err->msg
- * says why whenever the result is not 0.
+ * neither group nor others may open (0700: a reader could take the
+ * folder's lock and hold it); -ENOENT if it does not exist (the daemon
+ * may create it); otherwise -EPERM or another -errno.  err->msg says why
+ * whenever the result is not 0.
  */
 int wsr_check_pin_dir(const char *path, struct wsr_err *err);
+
+/* how long wsr_lock_dir() waits for the pin folder's lock */
+#define WSR_LOCK_TIMEOUT_MS	5000
+
+/*
+ * Take the exclusive lock (flock) of the folder @fd, opened from @path,
+ * waiting at most @timeout_ms: 0, or -ETIMEDOUT (another process held it
+ * all that time) or another -errno, with err->msg saying which.  Nothing
+ * waits on it for ever, whoever holds it.
+ */
+int wsr_lock_dir(int fd, const char *path, unsigned int timeout_ms, struct wsr_err *err);
 
 /* ---- pins (lib/pins.c) ------------------------------------------------- */
 

@@ -179,8 +179,8 @@ again:
 		err_msg("cannot load the balloon programs (run with -v for the verifier log)");
 		goto out;
 	}
-	if (flock(dir, LOCK_EX)) {
-		err_msg("cannot lock %s: %s", pin_dir, strerror(errno));
+	if (wsr_lock_dir(dir, pin_dir, WSR_LOCK_TIMEOUT_MS, &werr)) {
+		err_msg("%s", werr.msg);
 		goto out;
 	}
 	if (wsr_balloon_attached(pin_dir)) {

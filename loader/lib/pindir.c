@@ -3,7 +3,9 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include "libwsr.h"
 
 /* what to do about a folder wsr refuses, appended to each message */
@@ -41,12 +43,40 @@ int wsr_check_pin_dir(const char *path, struct wsr_err *err)
 			 "unpin wsr's programs); " REMOVE_IT, path, (unsigned int)st.st_uid);
 		return -EPERM;
 	}
-	if (st.st_mode & (S_IWGRP | S_IWOTH)) {
+	if (st.st_mode & (S_IRWXG | S_IRWXO)) {
 		snprintf(err->msg, sizeof(err->msg),
-			 "%s has mode %04o, writable by %s: refusing it (they could unpin "
-			 "wsr's programs); " REMOVE_IT, path, (unsigned int)(st.st_mode & 07777),
-			 st.st_mode & S_IWOTH ? "others" : "its group");
+			 "%s has mode %04o, open to %s: refusing it (they could unpin "
+			 "wsr's programs, or hold its lock and stall the daemon and every "
+			 "watcher); " REMOVE_IT, path, (unsigned int)(st.st_mode & 07777),
+			 st.st_mode & S_IRWXO ? "others" : "its group");
 		return -EPERM;
+	}
+	return 0;
+}
+
+int wsr_lock_dir(int fd, const char *path, unsigned int timeout_ms, struct wsr_err *err)
+{
+	const struct timespec tick = { 0, 10 * 1000 * 1000 };
+	unsigned int waited = 0;
+
+	while (flock(fd, LOCK_EX | LOCK_NB)) {
+		if (errno == EINTR)
+			continue;
+		if (errno != EWOULDBLOCK) {
+			int e = errno;
+
+			snprintf(err->msg, sizeof(err->msg), "cannot lock %s: %s", path,
+				 strerror(e));
+			return -e;
+		}
+		if (waited >= timeout_ms) {
+			snprintf(err->msg, sizeof(err->msg),
+				 "cannot lock %s: another process held its lock for %u ms "
+				 "(\"fuser -v %s\" names it)", path, waited, path);
+			return -ETIMEDOUT;
+		}
+		nanosleep(&tick, NULL);
+		waited += 10;
 	}
 	return 0;
 }

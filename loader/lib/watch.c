@@ -53,11 +53,15 @@ static int claim_slot(const struct wsr_pins *p, struct wsr_err *err)
 	__u32 slot, pid = getpid(), owner;
 	int dir = open(p->dir, O_RDONLY | O_DIRECTORY), ret = -EBUSY;
 
-	if (dir < 0 || flock(dir, LOCK_EX)) {
+	if (dir < 0) {
 		ret = -errno;
-		snprintf(err->msg, sizeof(err->msg), "cannot lock %s: %s", p->dir, strerror(-ret));
+		snprintf(err->msg, sizeof(err->msg), "cannot open %s: %s", p->dir, strerror(-ret));
 		goto out;
 	}
+	ret = wsr_lock_dir(dir, p->dir, WSR_LOCK_TIMEOUT_MS, err);
+	if (ret)
+		goto out;
+	ret = -EBUSY;
 	for (slot = 0; slot < WSR_MAX_WATCHERS; slot++) {
 		if (!bpf_map_update_elem(p->watchers, &slot, &pid, BPF_NOEXIST)) {
 			ret = slot;

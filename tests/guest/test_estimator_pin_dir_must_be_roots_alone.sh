@@ -1,5 +1,5 @@
 # bpffs lets anyone create folders (mode 1777): wsr refuses a pin folder
-# that is not a real folder owned by root with no group or other write,
+# that is not a real folder owned by root with no group or other access,
 # and leaves nothing in it.
 . "$(dirname "$0")/lib.sh"
 wsr unload 2>/dev/null
@@ -10,7 +10,7 @@ refused() {
 	rc=$?
 	{ [ "$rc" != 0 ] && [ "$rc" != 124 ]; } || fail "the daemon used $2 $1 (status $rc)"
 }
-for mode in 1777 0770; do
+for mode in 1777 0770 0755; do
 	d=/sys/fs/bpf/wsr-evil-$mode
 	{ mkdir -p "$d" && chmod "$mode" "$d"; } || fail "cannot make $d"
 	refused "$d" "a folder of mode $mode"

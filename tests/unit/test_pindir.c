@@ -10,7 +10,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #include "libwsr.h"
 #include "unit.h"
@@ -63,13 +67,15 @@ static const char *root_owned_private_dir_passes(void)
 	ASSERT_EQ(geteuid(), 0, "the user");
 	ASSERT_OK_PTR(p = make_dir("private", 0700), "mkdir: %s", strerror(errno));
 	ASSERT_OK(wsr_check_pin_dir(p, &err), "mode 0700: %s", err.msg);
-	/* readable by all is fine: only writers could unpin */
-	ASSERT_OK_PTR(p = make_dir("readable", 0755), "mkdir: %s", strerror(errno));
-	ASSERT_OK(wsr_check_pin_dir(p, &err), "mode 0755: %s", err.msg);
 	return NULL;
 }
 
-static const char *group_or_other_write_fails(void)
+/*
+ * Any access for group or others fails: a writer could unpin, and a
+ * reader (0755, which root's mkdir gives by default) could open the
+ * folder and hold its lock for ever.
+ */
+static const char *group_or_other_access_fails(void)
 {
 	static const struct {
 		const char *name;
@@ -79,6 +85,8 @@ static const char *group_or_other_write_fails(void)
 		{ "g", 0770, "its group" }, { "o", 0707, "others" }, { "go", 0777, "others" },
 		/* what bpffs is unless mounted with a mode */
 		{ "sticky", 01777, "others" },
+		{ "readable", 0755, "others" }, { "group-read", 0750, "its group" },
+		{ "other-search", 0701, "others" },
 	};
 	struct wsr_err err;
 	const char *p;
@@ -167,9 +175,61 @@ static const char *missing_path_is_enoent(void)
 	return NULL;
 }
 
+/*
+ * A lock held by another process (a local user could, on a folder it can
+ * open) makes wsr_lock_dir() give up after its timeout, saying so, and
+ * not wait for ever; once released, the lock is taken.
+ */
+static const char *lock_held_by_another_times_out(void)
+{
+	struct wsr_err err = { "" };
+	struct timespec t0, t1;
+	int fd, locked[2], release[2], r;
+	const char *p;
+	double ms;
+	pid_t pid;
+	char c;
+
+	ASSERT_OK_PTR(p = make_dir("locked", 0700), "mkdir: %s", strerror(errno));
+	ASSERT_OK(pipe(locked), "pipe");
+	ASSERT_OK(pipe(release), "pipe");
+	pid = fork();
+	ASSERT_GE(pid, 0, "fork");
+	if (!pid) {
+		/* hold the lock until the parent closes its end of @release */
+		close(locked[0]);
+		close(release[1]);
+		fd = open(p, O_RDONLY | O_DIRECTORY);
+		if (fd < 0 || flock(fd, LOCK_EX) || write(locked[1], "l", 1) != 1)
+			_exit(1);
+		_exit(read(release[0], &c, 1) < 0);
+	}
+	close(locked[1]);
+	close(release[0]);
+	ASSERT_EQ(read(locked[0], &c, 1), 1, "the child's lock");
+	close(locked[0]);
+	fd = open(p, O_RDONLY | O_DIRECTORY);
+	ASSERT_GE(fd, 0, "open %s", p);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	r = wsr_lock_dir(fd, p, 300, &err);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	ms = (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) / 1e6;
+	ASSERT_EQ(r, -ETIMEDOUT, "the result with the lock held");
+	ASSERT_HAS_SUBSTR(err.msg, "held its lock", "the message");
+	ASSERT_HAS_SUBSTR(err.msg, p, "the message");
+	ASSERT_GE(ms, 290, "the wait (ms)");
+	ASSERT_LE(ms, 5000, "the wait (ms)");
+	close(release[1]);
+	waitpid(pid, NULL, 0);
+	ASSERT_OK(wsr_lock_dir(fd, p, 300, &err), "the lock, released: %s", err.msg);
+	close(fd);
+	return NULL;
+}
+
 static const struct unit_test tests[] = {
 	{ "root_owned_private_dir_passes", root_owned_private_dir_passes },
-	{ "group_or_other_write_fails", group_or_other_write_fails },
+	{ "group_or_other_access_fails", group_or_other_access_fails },
+	{ "lock_held_by_another_times_out", lock_held_by_another_times_out },
 	{ "other_owner_fails", other_owner_fails },
 	{ "symlink_to_good_dir_fails", symlink_to_good_dir_fails },
 	{ "regular_file_fails", regular_file_fails },
