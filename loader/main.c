@@ -15,6 +15,7 @@
  * as bpftool's, with its table entry and help, and parses only its own
  * options (cli.c has the global ones).
  */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -63,6 +64,17 @@ static void on_signal(int sig)
 	exiting = 1;
 }
 
+/* -h or --help among the command's arguments (before a "--") */
+static bool wants_help(int argc, char **argv)
+{
+	int i;
+
+	for (i = 1; i < argc && strcmp(argv[i], "--"); i++)
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
+			return true;
+	return false;
+}
+
 int main(int argc, char **argv)
 {
 	char possible[PATH_MAX], has_memory[PATH_MAX];
@@ -101,6 +113,18 @@ int main(int argc, char **argv)
 	if (!cur_cmd) {
 		err_msg("unknown command '%s' (try \"wsr --help\")", name);
 		return 2;
+	}
+	/*
+	 * Every command refuses a pin folder that someone else could unpin
+	 * or lock (the daemon checks it after making it); one that does not
+	 * exist yet is each command's to report.  Help needs no folder.
+	 */
+	if (strcmp(name, "daemon") && !wants_help(argc, argv)) {
+		ret = wsr_check_pin_dir(pin_dir, &err);
+		if (ret && ret != -ENOENT) {
+			err_msg("%s", err.msg);
+			return 1;
+		}
 	}
 	/* the command's options, from argv[1] on: 0 makes getopt start afresh */
 	optind = 0;

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include "unit.h"
@@ -132,6 +133,36 @@ static const char *pin_dir_is_taken_anywhere(void)
 	return NULL;
 }
 
+/*
+ * Every command but the daemon (which checks after making it) refuses a
+ * pin folder open to others (0755: a reader could hold its lock), before
+ * it touches anything there; its help still shows.
+ */
+static const char *every_command_refuses_a_pin_folder_open_to_others(void)
+{
+	static const char *const cmds[] = { "show", "get report_ms", "set report_ms 5",
+		"watch", "reaccess", "unload", "balloon show", "balloon attach",
+		"balloon detach", "metrics --all-memcgs" };
+	char dir[] = "/tmp/wsr-test-cli-pins.XXXXXX", line[256];
+	unsigned int i;
+	int st;
+
+	ASSERT_OK_PTR(mkdtemp(dir), "mkdtemp");
+	ASSERT_OK(chmod(dir, 0755), "chmod");
+	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		snprintf(line, sizeof(line), "--pin-dir %s %s", dir, cmds[i]);
+		st = wsr(line);
+		ASSERT_EQ(st, 1, "wsr %s's exit status (stderr: %s)", line, err);
+		ASSERT_HAS_SUBSTR(err, "has mode 0755, open to others: refusing it",
+				  "wsr %s's stderr", line);
+	}
+	snprintf(line, sizeof(line), "--pin-dir %s show --help", dir);
+	st = wsr(line);
+	rmdir(dir);
+	ASSERT_EQ(st, 0, "wsr %s's exit status (stderr: %s)", line, err);
+	return NULL;
+}
+
 /* --help for each command: its own usage on stdout, status 0 */
 static const char *each_command_has_help(void)
 {
@@ -196,6 +227,8 @@ static const struct unit_test tests[] = {
 	{ "options_need_their_values", options_need_their_values },
 	{ "pin_dir_is_taken_anywhere", pin_dir_is_taken_anywhere },
 	{ "each_command_has_help", each_command_has_help },
+	{ "every_command_refuses_a_pin_folder_open_to_others",
+	  every_command_refuses_a_pin_folder_open_to_others },
 	{ "values_are_checked_before_anything_runs", values_are_checked_before_anything_runs },
 };
 
