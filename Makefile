@@ -225,12 +225,20 @@ $(BUILD) $(GUEST) $(BUILD)/unit:
 	$(Q)mkdir -p $@
 
 check: setup
-	$(Q)$(MAKE) --no-print-directory all
+	$(Q)$(MAKE) --no-print-directory all $(BUILD)/asan/wsr-host
 	$(Q)vmtests/check.sh
+
+# wsr-host a second time with AddressSanitizer and UBSan (any report
+# fatal), in its own build folder, for the argument fuzzing of make check
+# (vmtests/fuzz-host-args.sh)
+ASAN_CFLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
+	-fno-sanitize-recover=all -Wall -Wextra -Werror
+$(BUILD)/asan/wsr-host: FORCE
+	$(Q)$(MAKE) --no-print-directory BUILD=$(BUILD)/asan CFLAGS="$(ASAN_CFLAGS)" $@
 
 # each step's own status counts, not only its FAIL lines (the script says)
 check-long: setup
-	$(Q)$(MAKE) --no-print-directory all
+	$(Q)$(MAKE) --no-print-directory all $(BUILD)/asan/wsr-host
 	$(Q)BUILD=$(BUILD) vmtests/check-long.sh
 
 bench: setup

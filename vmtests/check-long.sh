@@ -3,6 +3,7 @@
 # kept in $BUILD/check-long.out:
 #   - the device fuzz test on the debug kernel, 10,000 cases (WSR_FUZZ_CASES);
 #   - the hostile-driver qtest, 20,000 cases (WSR_QTEST_CASES);
+#   - wsr-host's arguments fuzzed, 10,000 cases (WSR_HOST_FUZZ_CASES);
 #   - the guest tests long_*.sh on our kernel.
 # Fails when a step's own command fails (a guest that hangs or panics
 # prints no FAIL line, and its status is all there is), when a step
@@ -42,6 +43,8 @@ step "device fuzz, debug kernel" '^PASS balloon_device_fuzz_' \
 	WSR_BALLOON_TESTS='balloon_device_fuzz_*' "$WSR_ROOT"/vmtests/balloon-test.sh
 step "hostile-driver qtest" '^PASS qtest-' \
 	env WSR_QTEST_CASES="${WSR_QTEST_CASES:-20000}" "$WSR_ROOT"/vmtests/qtest-balloon.sh
+step "wsr-host's arguments fuzzed" '^PASS host_args_fuzz_rejected_inputs_change_nothing' \
+	"$WSR_ROOT"/vmtests/fuzz-host-args.sh --cases "${WSR_HOST_FUZZ_CASES:-10000}"
 step "long guest tests" '^wsr-test: guest summary: [1-9][0-9]* passed, 0 failed' \
 	"$WSR_ROOT"/vmtests/run --kernel ours --timeout 900 -- run-tests --long
 

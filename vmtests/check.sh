@@ -241,6 +241,8 @@ run_runner build-progress "$WSR_ROOT"/vmtests/progress-test.sh
 run_runner check "$WSR_ROOT"/vmtests/check-test.sh
 section "host QMP tests (QEMU working-set device, no guest)"
 run_runner host-qmp "$WSR_ROOT"/vmtests/qmp-test.sh
+section "wsr-host's arguments fuzzed (ASan and UBSan; a stopped QEMU)"
+run_runner host-fuzz "$WSR_ROOT"/vmtests/fuzz-host-args.sh --cases "${WSR_HOST_FUZZ_CASES:-500}"
 section "lint (shellcheck on every shell file; each project's checkpatch.pl on its series)"
 run_runner lint "$WSR_ROOT"/vmtests/lint.sh
 section "QEMU device qtest (a hostile guest driver; ASan and UBSan)"

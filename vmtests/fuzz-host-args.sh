@@ -1,0 +1,140 @@
+#!/usr/bin/env bash
+# wsr-host's arguments, fuzzed under AddressSanitizer and UBSan (make
+# check: 500 cases; make check-long: 10,000).  Each case is a valid
+# command line (every command, options before and after it) changed one
+# to three times: a word replaced by a hostile one (huge, negative or
+# malformed numbers, long and strange paths, bytes that are not UTF-8,
+# other options), a word dropped, repeated or cut short, two swapped.
+# They run against a real QEMU, stopped (-S), with the working-set device,
+# one at a time, each for at most 0.3 s (watch, request and balance wait
+# on a guest that never runs).  Prints "PASS name" or "FAIL name: reason":
+#   host_args_fuzz_no_sanitizer_report_or_crash: every case exits 0, 1,
+#     2 or by the time limit, with no sanitizer report;
+#   host_args_fuzz_rejected_inputs_change_nothing: after each case that
+#     exits 1 or 2, the device's state (stats polling, balloon size,
+#     working-set info) is what it was.
+#
+# usage: vmtests/fuzz-host-args.sh [--cases N] [--seed S]
+#   WSR_HOST_FUZZ_SEED   the seed (printed; default: random)
+set -u
+. "$(dirname "$0")/lib.sh"
+# shellcheck source=../tests/testlib.sh
+. "$WSR_ROOT/tests/testlib.sh"
+
+cases=500 seed=${WSR_HOST_FUZZ_SEED:-$((SRANDOM % 1000000))}
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--cases) cases=${2:?}; shift 2 ;;
+	--seed) seed=${2:?}; shift 2 ;;
+	*) die "usage: vmtests/fuzz-host-args.sh [--cases N] [--seed S]" ;;
+	esac
+done
+case "$cases$seed" in *[!0-9]*) die "--cases and --seed take whole numbers" ;; esac
+HOST=${BUILD:-$WSR_ROOT/build}/asan/wsr-host
+PLAIN=${BUILD:-$WSR_ROOT/build}/wsr-host
+{ [ -x "$HOST" ] && [ -x "$PLAIN" ]; } || die "no $HOST or $PLAIN (make all $HOST)"
+qemu=$("$WSR_ROOT"/vmtests/build-qemu.sh)
+dir=$(mktemp -d)
+sock=$dir/qmp
+pid=""
+trap '[ -z "$pid" ] || kill "$pid" 2>/dev/null; rm -rf "$dir"' EXIT
+"$qemu/qemu-system-x86_64" -L "$qemu/pc-bios" -L /usr/share/seabios -L /usr/share/qemu \
+	-machine pc,accel=tcg -S -display none -nic none -monitor none \
+	-device virtio-balloon-pci,id=balloon0,working-set=on,working-set-bins=5 \
+	-qmp "unix:$sock,server=on,wait=off" >"$dir/qemu.log" 2>&1 &
+pid=$!
+for _ in $(seq 1 50); do [ -S "$sock" ] && break; sleep 0.1; done
+[ -S "$sock" ] || die "QEMU did not start: $(cat "$dir/qemu.log")"
+
+# state: what a wsr-host command could change on the device, by the
+# uninstrumented build
+state() {
+	"$PLAIN" --qmp "$sock" qmp '{"execute":"qom-get","arguments":{"path":"/machine/peripheral/balloon0","property":"guest-stats-polling-interval"}}'
+	"$PLAIN" --qmp "$sock" qmp '{"execute":"query-balloon"}'
+	"$PLAIN" --qmp "$sock" show --json
+}
+# reset: back to the start after a case that was taken
+reset() {
+	"$PLAIN" --qmp "$sock" qmp '{"execute":"qom-set","arguments":{"path":"/machine/peripheral/balloon0","property":"guest-stats-polling-interval","value":0}}' >/dev/null 2>&1
+}
+reset
+state >"$dir/state0" 2>&1
+
+long=$(printf 'A%.0s' $(seq 1 4096))
+bases=(
+	"--qmp $sock show"
+	"--qmp $sock show --json"
+	"show --json --qmp $sock"
+	"--qmp $sock --device /machine/peripheral/balloon0 show"
+	"--qmp $sock config 1000,2000,4000,8000 500 1000"
+	"--qmp $sock request --count 1 --batch 2 --timeout-ms 50 --json"
+	"--qmp $sock watch --json --count 1"
+	"--qmp $sock qmp {\"execute\":\"query-status\"}"
+	"balance --vm a=$sock --policy working-set --json"
+	"balance --vm a=$sock --vm b=$sock --policy pressure --step-mib 64 --hold-ms 100"
+	"balance --vm a=$sock --policy available --metrics 127.0.0.1:0"
+)
+hostile=("" "-" "--" "-1" "0" "1" "4294967296" "18446744073709551615"
+	"18446744073709551616" "99999999999999999999999999" "1e309" "0x10" "nan" " 5"
+	"5 " "1,2,,3" "1,1,1" "," "1000,500" "$long" "/nonexistent" "/dev/null" "/tmp"
+	"a=" "=b" "a=/nonexistent" "a=$sock" "%s%n%x%p" "../../../../etc/passwd"
+	$'\xff\xfe' $'\xc0\xaf' "ü" $'a\tb' $'a\nb' "--help" "--json" "--count" "--vm"
+	"--device" "--qmp" "--policy" "/machine/peripheral/balloon0" "/machine" "balloon0"
+	"show" "config" "balance" "qmp" "{" "{\"execute\":}" "[]" "null"
+	"127.0.0.1:99999" "[::1]:0")
+options=(--json --count --batch --timeout-ms --device --qmp --vm --policy --step-mib
+	--hold-ms --metrics --idle-ms --floor-mib --slo-ppm --pressure-us --stats-s)
+
+# rand N: r, a number below N, from the seeded generator (in this shell:
+# a $(...) subshell would reseed it, and a seed would not replay a run)
+rand() { r=$((RANDOM % $1)); }
+
+# mutate: change the words in w[] once
+mutate() {
+	local n=${#w[@]} i j x b
+	rand $((n > 0 ? n : 1)); i=$r
+	rand 7
+	case $r in
+	0) rand ${#hostile[@]}; w[i]=${hostile[r]} ;;
+	1) [ "$n" -le 1 ] || w=("${w[@]:0:i}" "${w[@]:i+1}") ;;
+	2) w=("${w[@]:0:i}" "${w[i]}" "${w[@]:i}") ;;
+	3) rand ${#options[@]}; w=("${w[@]:0:i}" "${options[r]}" "${w[@]:i}") ;;
+	4) x=${w[i]}; rand $((${#x} + 1)); w[i]=${x:0:r} ;;
+	5) rand "$n"; j=$r; x=${w[i]}; w[i]=${w[j]}; w[j]=$x ;;
+	6) rand 255; printf -v b "\\x%x" $((r + 1)); printf -v b %b "$b"; w[i]+=$b ;;
+	esac
+}
+
+RANDOM=$seed
+echo "seed $seed (WSR_HOST_FUZZ_SEED), $cases cases"
+crashes=0 changed=0 timed=0 first_crash="" first_change=""
+for ((c = 1; c <= cases; c++)); do
+	rand ${#bases[@]}
+	read -r -a w <<<"${bases[r]}"
+	rand 3
+	for ((m = r; m >= 0; m--)); do mutate; done
+	ASAN_OPTIONS=exitcode=99:detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+		timeout -k 1 0.3 "$HOST" "${w[@]}" >"$dir/out" 2>"$dir/err" </dev/null
+	rc=$?
+	if { [ "$rc" != 0 ] && [ "$rc" != 1 ] && [ "$rc" != 2 ] && [ "$rc" != 124 ]; } ||
+		grep -q 'Sanitizer\|runtime error:' "$dir/err"; then
+		crashes=$((crashes + 1))
+		[ -n "$first_crash" ] || first_crash="case $c, status $rc: wsr-host$(printf ' %q' "${w[@]}"): $(grep -m1 'ERROR\|runtime error\|SUMMARY' "$dir/err" | head -c 300)"
+	fi
+	[ "$rc" != 124 ] || timed=$((timed + 1))
+	if [ "$rc" = 1 ] || [ "$rc" = 2 ]; then
+		state >"$dir/state" 2>&1
+		if ! cmp -s "$dir/state0" "$dir/state"; then
+			changed=$((changed + 1))
+			[ -n "$first_change" ] || first_change="case $c, status $rc: wsr-host$(printf ' %q' "${w[@]}"): $(diff "$dir/state0" "$dir/state" | tr '\n' ' ' | head -c 300)"
+			reset
+		fi
+	else
+		reset
+	fi
+	[ $((c % 100)) != 0 ] || echo "$c of $cases cases run ($crashes crashes, $timed at the time limit)"
+done
+verdict host_args_fuzz_no_sanitizer_report_or_crash \
+	"${first_crash:+$crashes cases crashed or had a sanitizer report; the first: $first_crash}"
+verdict host_args_fuzz_rejected_inputs_change_nothing \
+	"${first_change:+$changed rejected cases changed the device; the first: $first_change}"
