@@ -61,7 +61,7 @@ while [ $# -gt 0 ]; do
 done
 case "$runs$secs$ref_runs" in *[!0-9]*|"") die "--runs, --secs and --ref-runs take whole numbers" ;; esac
 [ "$secs" -ge 120 ] || die "--secs must be at least 120 (the workloads take a minute to set up)"
-[ -x "$host" ] && [ -x "$WSR_ROOT/build/wsr-nothp" ] || die "no $host or build/wsr-nothp: run make all first"
+{ [ -x "$host" ] && [ -x "$WSR_ROOT/build/wsr-nothp" ]; } || die "no $host or build/wsr-nothp: run make all first"
 # the policies this wsr-host knows (pressure comes with issue 28)
 known="none available working-set"
 "$host" balance --policy pressure 2>&1 | grep -q -- "--policy 'pressure'" || known+=" pressure"
