@@ -21,6 +21,18 @@ function cell(p, k, scale, fmt,   m) {
 	if (lo == hi) return sprintf(fmt, m / scale)
 	return sprintf(fmt " [" fmt "-" fmt "]", m / scale, lo / scale, hi / scale)
 }
+# rel_best(P, S): S[P] over the largest S[] of the other policies with
+# free page reporting ("-" when there is none above 0)
+function rel_best(p, sv,   j, q, best) {
+	if (!(p in sv) || p == "none-nofpr") return "-"
+	best = ""
+	for (j = 1; j <= np; j++) {
+		q = order[j]
+		if (q == p || q == "none-nofpr" || !(q in sv)) continue
+		if (best == "" || sv[q] > best) best = sv[q]
+	}
+	return best > 0 ? sprintf("%.2f", sv[p] / best) : "-"
+}
 {
 	p = $1
 	if (!(p in seen)) { seen[p] = 1; order[++np] = p }
@@ -35,37 +47,38 @@ END {
 	# the baseline of "saved": none without free page reporting
 	ref = ("none-nofpr", "host_mean_mib") in v ? med(v["none-nofpr", "host_mean_mib"]) : ""
 	pref = ("none-nofpr", "pss_mean_mib") in v ? med(v["none-nofpr", "pss_mean_mib"]) : ""
+	rref = ("none-nofpr", "ram_mean_mib") in v ? med(v["none-nofpr", "ram_mean_mib"]) : ""
 	for (i = 1; i <= np; i++) {
 		p = order[i]
 		if (pref != "" && (p, "pss_mean_mib") in v) {
 			n = split(v[p, "pss_mean_mib"], a, " ")
 			for (j = 1; j <= n; j++) v[p, "saved_pss_mib"] = v[p, "saved_pss_mib"] " " pref - a[j]
 		}
+		# the same on the guest RAM mapped: without TCG's translated code
+		if (rref != "" && (p, "ram_mean_mib") in v) {
+			n = split(v[p, "ram_mean_mib"], a, " ")
+			for (j = 1; j <= n; j++) v[p, "saved_ram_mib"] = v[p, "saved_ram_mib"] " " rref - a[j]
+			saved_ram[p] = med(v[p, "saved_ram_mib"])
+		}
 		if (ref == "" || !((p, "host_mean_mib") in v)) continue
 		n = split(v[p, "host_mean_mib"], a, " ")
 		for (j = 1; j <= n; j++) v[p, "saved_mib"] = v[p, "saved_mib"] " " ref - a[j]
 		saved[p] = med(v[p, "saved_mib"])
 	}
-	print "| policy | runs | host, mean MiB | host, peak MiB | saved, mean MiB | saved / best other's | charged, not mapped MiB | Pss, mean MiB | saved by Pss MiB | guest RAM mapped MiB | TCG code MiB | balloon actual, mean MiB | OOM kills | redis p99 ms |"
-	print "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+	print "| policy | runs | host, mean MiB | host, peak MiB | saved, mean MiB | saved / best other's | charged, not mapped MiB | Pss, mean MiB | saved by Pss MiB | guest RAM mapped MiB | saved in guest RAM MiB | saved in guest RAM / best other's | TCG code MiB | balloon actual, mean MiB | OOM kills | redis p99 ms |"
+	print "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 	for (i = 1; i <= np; i++) {
 		p = order[i]
-		best = ""
-		for (j = 1; j <= np; j++) {
-			q = order[j]
-			if (q == p || q == "none-nofpr" || !(q in saved)) continue
-			if (best == "" || saved[q] > best) best = saved[q]
-		}
-		rel = p in saved && p != "none-nofpr" && best > 0 ? sprintf("%.2f", saved[p] / best) : "-"
-		printf "| %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", p, runs[p],
+		printf "| %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", p, runs[p],
 			cell(p, "host_mean_mib", 1, "%.0f"), cell(p, "host_peak_mib", 1, "%.0f"),
-			cell(p, "saved_mib", 1, "%.0f"), rel, cell(p, "unmapped_mean_mib", 1, "%.0f"),
+			cell(p, "saved_mib", 1, "%.0f"), rel_best(p, saved), cell(p, "unmapped_mean_mib", 1, "%.0f"),
 			cell(p, "pss_mean_mib", 1, "%.0f"), cell(p, "saved_pss_mib", 1, "%.0f"),
-			cell(p, "ram_mean_mib", 1, "%.0f"), cell(p, "tcg_mean_mib", 1, "%.0f"),
+			cell(p, "ram_mean_mib", 1, "%.0f"), cell(p, "saved_ram_mib", 1, "%.0f"),
+			rel_best(p, saved_ram), cell(p, "tcg_mean_mib", 1, "%.0f"),
 			cell(p, "held_mean_mib", 1, "%.0f"), cell(p, "killed", 1, "%d"), cell(p, "p99_ms", 1, "%.1f")
 	}
 	print ""
-	print "Host: the four QEMUs' cgroup usage; saved: none-nofpr's host memory minus the policy's. Charged, not mapped: the usage less anon mapped, page cache and kernel memory (near 0 with the QEMUs' transparent huge pages off; with them on, 4 KiB balloon pages discarded out of huge pages stay charged until the host reclaims). Saved by Pss: the same difference of the QEMUs' Pss. Guest RAM mapped: what is mapped of the guests' RAM; TCG code: the QEMUs' translated code (up to 1 GiB each, which KVM would not have), both within Pss."
+	print "Host: the four QEMUs' cgroup usage; saved: none-nofpr's host memory minus the policy's. Charged, not mapped: the usage less anon mapped, page cache and kernel memory (near 0 with the QEMUs' transparent huge pages off; with them on, 4 KiB balloon pages discarded out of huge pages stay charged until the host reclaims). Saved by Pss: the same difference of the QEMUs' Pss. Guest RAM mapped: what is mapped of the guests' RAM; saved in guest RAM: none-nofpr's minus the policy's, which leaves out TCG's translated code (the QEMUs' executable mappings, up to 1 GiB each, which KVM would not have and which varies between runs of one policy by more than some policies save), both within Pss."
 	print ""
 	print "Per guest: host is its QEMU's cgroup usage, Pss the QEMU's, balloon the guest's memory (RAM minus the balloon), means over the run in MiB; throughput relative to the median under none; promotions are major faults (swap-ins, mapped file read back) per minute, % of the role's known hot set (a read() served from disk is a refault, not a major fault), from the second minute on and without the 60 s after a phase change; PSI some: % of that time."
 	print ""
