@@ -357,7 +357,7 @@ static void decide_pressure(const struct policy_knobs *k, struct policy_state *s
 	const struct ws_report *r = in->report;
 	__u64 cur = in->target ? in->target : in->actual, total, pages, lo, hi, t, free = 0;
 	struct senpai_knobs sk;
-	int from_stats;
+	int from_stats, swapless = 0;
 	double f;
 
 	senpai_knobs_default(&sk);
@@ -395,6 +395,7 @@ static void decide_pressure(const struct policy_knobs *k, struct policy_state *s
 		d->other = in->actual > ws_report_total(r) + free ?
 			   in->actual - ws_report_total(r) - free : 0;
 		lo = clamp(k, in, d->hot + k->headroom + d->other);
+		swapless = 1;
 	}
 	if (!st->sp_started || from_stats != st->sp_from_stats) {
 		/*
@@ -402,9 +403,13 @@ static void decide_pressure(const struct policy_knobs *k, struct policy_state *s
 		 * the guest's is what it holds less what is free (fresh
 		 * stats).  Starting at its size instead would spend the first
 		 * probes, 1% per 30 s, on free memory that free page
-		 * reporting already gives back.
+		 * reporting already gives back.  Not a guest without swap:
+		 * memory.high throttles a cgroup that grows past it, but the
+		 * balloon is a hard limit, and such a guest, still growing,
+		 * was OOM-killed seconds after the start (the bench, set 2,
+		 * G); it starts at its size and is probed down from there.
 		 */
-		__u64 used = cur, spare = stats_free(k, st, in);
+		__u64 used = cur, spare = swapless ? 0 : stats_free(k, st, in);
 
 		if (spare && in->actual > spare)
 			used = in->actual - spare;

@@ -928,24 +928,39 @@ static const char *test_pressure_never_probes_a_swapless_guest_below_its_need(vo
 }
 
 /*
- * pressure on a guest without swap, the balloon just moved: stats read
- * before the move count what it took as free, and the need from them
- * (nothing free) would raise the guest back at once, undoing each probe
- * (seen in the bench: 1024 -> 1013 -> 1024 MiB, every 30 s).  It waits
- * for newer stats instead (which may then raise it, rightly).
+ * pressure on a guest without swap: it starts at its size, not at the
+ * memory it uses (a hard limit there OOM-killed a guest still growing,
+ * seconds after the start, in the bench); then, the balloon just moved
+ * by a probe, stats read before the move count what it took as free, and
+ * the need from them (nothing free) would raise the guest back at once,
+ * undoing each probe (seen in the bench: 1024 -> 1013 -> 1024 MiB, every
+ * 30 s).  It waits for newer stats instead (which may then raise it,
+ * rightly).
  */
 static const char *test_pressure_swapless_waits_for_stats_after_a_move(void)
 {
 	struct vm v;
+	double t = 100000;
+	int i;
 
 	vm_init(&v, POLICY_PRESSURE);
 	v.stats.free = 300 * MIB;
 	v.in.stats = &v.stats;
-	v.in.stats_ms = 100000;
-	pressure_tick(&v, 100000, 1000, 0);
-	ASSERT_EQ(v.d.action, POLICY_SET, "the start (%s)", v.d.reason);
+	v.in.stats_ms = t;
+	pressure_tick(&v, t, 1000, 0);
+	ASSERT_EQ(v.d.action, POLICY_KEEP, "the start's action (%s, target %llu MiB)",
+		  v.d.reason, (unsigned long long)(v.d.target / MIB));
+	ASSERT_EQ(v.st.sp.limit, RAM, "the start: the size");
+	/* no stall for an interval: the first probe, fresh stats each tick */
+	for (i = 0; i < 7 && v.d.action != POLICY_SET; i++) {
+		t += 5000;
+		v.in.stats_ms = t;
+		pressure_tick(&v, t, 1000, 0);
+	}
+	ASSERT_EQ(v.d.action, POLICY_SET, "a probe within 7 ticks (%s)", v.d.reason);
+	ASSERT_STREQ(v.d.reason, "probe", "the reason of the first move");
 	/* the balloon is there; the stats are the ones from before */
-	pressure_tick(&v, 102000, 1000, 0);
+	pressure_tick(&v, t + 2000, 1000, 0);
 	ASSERT_EQ(v.d.action, POLICY_KEEP, "the action on stale stats (%s, target %llu MiB)",
 		  v.d.reason, (unsigned long long)(v.d.target / MIB));
 	ASSERT_STREQ(v.d.reason, "wait-stats", "the reason on stale stats");
