@@ -778,6 +778,15 @@ static const char *test_unseen_reclaim_deflates(void)
 	return NULL;
 }
 
+/* a VM under the pressure policy whose stats, read at @stats_ms, say @free is free */
+static void pressure_vm(struct vm *v, __u64 free, double stats_ms)
+{
+	vm_init(v, POLICY_PRESSURE);
+	v->stats.free = free;
+	v->in.stats = &v->stats;
+	v->in.stats_ms = stats_ms;
+}
+
 /* pressure: Senpai's tick every 5 s, on the header's stall total @some */
 static void pressure_tick(struct vm *v, double now, __u64 some, int swap)
 {
@@ -839,10 +848,7 @@ static const char *test_pressure_starts_at_used_memory(void)
 {
 	struct vm v;
 
-	vm_init(&v, POLICY_PRESSURE);
-	v.stats.free = 200 * MIB;
-	v.in.stats = &v.stats;
-	v.in.stats_ms = 100000;
+	pressure_vm(&v, 200 * MIB, 100000);
 	pressure_tick(&v, 100000, 5000000, 1);
 	ASSERT_EQ(v.d.action, POLICY_SET, "the first decision's action (%s)", v.d.reason);
 	ASSERT_STREQ(v.d.reason, "start", "the first decision's reason");
@@ -851,10 +857,7 @@ static const char *test_pressure_starts_at_used_memory(void)
 	pressure_tick(&v, 105000, 5000000, 1);
 	ASSERT_EQ(v.d.action, POLICY_KEEP, "the next tick's action (%s)", v.d.reason);
 
-	vm_init(&v, POLICY_PRESSURE);
-	v.stats.free = 200 * MIB;
-	v.in.stats = &v.stats;
-	v.in.stats_ms = 100000;
+	pressure_vm(&v, 200 * MIB, 100000);
 	v.st.moved_ms = 100500;
 	pressure_tick(&v, 101000, 5000000, 1);
 	ASSERT_EQ(v.d.action, POLICY_KEEP, "the action on stale stats (%s)", v.d.reason);
@@ -943,10 +946,7 @@ static const char *test_pressure_swapless_waits_for_stats_after_a_move(void)
 	double t = 100000;
 	int i;
 
-	vm_init(&v, POLICY_PRESSURE);
-	v.stats.free = 300 * MIB;
-	v.in.stats = &v.stats;
-	v.in.stats_ms = t;
+	pressure_vm(&v, 300 * MIB, t);
 	pressure_tick(&v, t, 1000, 0);
 	ASSERT_EQ(v.d.action, POLICY_KEEP, "the start's action (%s, target %llu MiB)",
 		  v.d.reason, (unsigned long long)(v.d.target / MIB));
