@@ -80,21 +80,22 @@ END {
 	print ""
 	print "Host: the four QEMUs' cgroup usage; saved: none-nofpr's host memory minus the policy's. Charged, not mapped: the usage less anon mapped, page cache and kernel memory (near 0 with the QEMUs' transparent huge pages off; with them on, 4 KiB balloon pages discarded out of huge pages stay charged until the host reclaims). Saved by Pss: the same difference of the QEMUs' Pss. Guest RAM mapped: what is mapped of the guests' RAM; saved in guest RAM: none-nofpr's minus the policy's, which leaves out TCG's translated code (the QEMUs' executable mappings, up to 1 GiB each, which KVM would not have and which varies between runs of one policy by more than some policies save), both within Pss."
 	print ""
-	print "Per guest: host is its QEMU's cgroup usage, Pss the QEMU's, balloon the guest's memory (RAM minus the balloon), means over the run in MiB; throughput relative to the median under none; promotions are major faults (swap-ins, mapped file read back) per minute, % of the role's known hot set (a read() served from disk is a refault, not a major fault), from the second minute on and without the 60 s after a phase change; PSI some: % of that time."
+	print "Per guest: host is its QEMU's cgroup usage, Pss the QEMU's, balloon the guest's memory (RAM minus the balloon), means over the run in MiB; throughput relative to the median under none; promotions are major faults (swap-ins, mapped file read back) per minute, % of the role's known hot set (a read() served from disk is a refault, not a major fault), from the second minute on and without the 60 s after a phase change; PSI some: % of that time; T: working-set's idle threshold for the guest, in seconds, its mean over the run and its last value."
 	print ""
-	print "| policy | guest | host MiB | not mapped MiB | Pss MiB | guest RAM mapped MiB | balloon MiB | throughput / none's | promotions %/min | PSI some % | major faults | refaults |"
-	print "|---|---|---|---|---|---|---|---|---|---|---|---|"
+	print "| policy | guest | host MiB | not mapped MiB | Pss MiB | guest RAM mapped MiB | balloon MiB | throughput / none's | promotions %/min | PSI some % | major faults | refaults | T mean s | T last s |"
+	print "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 	for (i = 1; i <= np; i++) {
 		p = order[i]
 		for (j = 1; j <= nr; j++) {
 			r = role[j]
 			tk = (p, "thr_" r) in v || r != "D" ? "thr_" r : "rps"
 			base = ("none", tk) in v ? med(v["none", tk]) : 0
-			printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", p, r,
+			printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", p, r,
 				cell(p, "host_" r, 1, "%.0f"), cell(p, "unmapped_" r, 1, "%.0f"), cell(p, "pss_" r, 1, "%.0f"),
 				cell(p, "ram_" r, 1, "%.0f"), cell(p, "held_" r, 1, "%.0f"),
 				cell(p, tk, base, "%.2f"), cell(p, "promo_" r, 1, "%.3f"), cell(p, "psi_" r, 1, "%.2f"),
-				cell(p, "majflt_" r, 1, "%d"), cell(p, "refault_" r, 1, "%d")
+				cell(p, "majflt_" r, 1, "%d"), cell(p, "refault_" r, 1, "%d"),
+				cell(p, "t_" r, 1, "%.0f"), cell(p, "tlast_" r, 1, "%.0f")
 		}
 	}
 }

@@ -189,7 +189,7 @@ one_run() {
 	while kill -0 "$bal" 2>/dev/null; do
 		echo "T $(date +%s.%N)"
 		curl -s --max-time 2 "http://127.0.0.1:$PORT/metrics" |
-			grep -E '^wsr_(working_set_bytes|balloon_(target|actual)_bytes|guest_memory_some_seconds_total)' || true
+			grep -E '^wsr_(working_set_bytes|balloon_(target|actual)_bytes|guest_memory_some_seconds_total|balance_idle_threshold_seconds)' || true
 		for n in "${!vms[@]}"; do
 			local pid usage
 			usage=$(cat "${cgs[$n]}/$USAGE" 2>/dev/null) || continue
@@ -294,7 +294,10 @@ summarize_run() {
 	/^wsr_bench_tcg_rss_bytes/ { add("tcg", vm, $2) }
 	/^wsr_bench_host_bytes/ { add("unmapped", vm, $2) }
 	/^wsr_bench_host_(anon|file|kernel)_bytes/ { add("unmapped", vm, -$2, 1) }
+	# working-set: the idle threshold T of each guest, mean and last
+	/^wsr_balance_idle_threshold_seconds/ { tsum[vm] += $2; tn[vm]++; tlast[vm] = $2 }
 	END { flush()
+		for (vm in tn) printf "t_%s=%.0f tlast_%s=%.0f ", vm, tsum[vm] / tn[vm], vm, tlast[vm]
 		n = split("host pss held unmapped ram tcg", ks, " ")
 		for (i = 1; i <= n; i++) { k = ks[i]
 			if (!s[k]) continue
