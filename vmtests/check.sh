@@ -33,6 +33,9 @@ BUILD=${BUILD:-$WSR_ROOT/build}
 # - balloon_reclaim_*: the report kfunc called from reclaim (the BPF
 #   programs' shrink_node hook): lockdep's reclaim annotations see the
 #   driver's locks and allocations there
+# - balloon_broken_ws_queue_*: a send that fails on a queue the device
+#   broke, and the request work it no longer re-arms: the sanitizers see
+#   the driver's error path and the works it stops
 # - estimator_survives_daemon_sigkill: pinned programs, maps and links
 #   outlive a SIGKILLed daemon and are adopted: kmemleak sees their
 #   references
@@ -54,13 +57,14 @@ DEBUG_TESTS="
 	balloon_kfuncs_*
 	balloon_device_fuzz_*
 	balloon_reclaim_*
+	balloon_broken_ws_queue_*
 	estimator_survives_daemon_sigkill"
 # Not run on the patched kernel without sanitizers: they need the debug
 # kernel (fault injection, lockdep), or they run on it already and the
 # module build adds nothing to them (the rebind cycles with module reloads
 # and the rest of the queue matrix stay there)
 DEBUG_ONLY="balloon_probe_fails_* balloon_kfuncs_* balloon_device_fuzz_*
-	balloon_reclaim_*"
+	balloon_reclaim_* balloon_broken_ws_queue_*"
 # Left out on the stock kernel by default (see run_guest_suite stock below)
 STOCK_SKIP="estimator_reports_walk_* estimator_reports_cover_* estimator_global_*
 	estimator_eight_watchers_* estimator_reports_follow_*"

@@ -175,6 +175,29 @@ balloon_test_files_are_named_after_their_tests() {
 	verdict balloon_test_files_are_named_after_their_tests "${bad# }"
 }
 
+# the balloon device's migration format is the one checked in
+# (vmtests/vmstate-check.sh); and a copy of the series whose last patch
+# migrates one field with another type fails the check
+vmstate_is_checked_in() {
+	local out planted=$tmp/vmstate-series last
+	if out=$("$WSR_ROOT"/vmtests/vmstate-check.sh 2>&1); then
+		verdict qemu_vmstate_matches_the_checked_in_diff
+	else
+		verdict qemu_vmstate_matches_the_checked_in_diff "$(head -n 3 <<<"$out" | tr '\n' ' ')"
+	fi
+	mkdir -p "$planted"
+	cp "$WSR_ROOT"/qemu-patches/0*.patch "$planted/"
+	last=$(grep -l 'VMSTATE_UINT64(ws_reports' "$planted"/*.patch | tail -n 1)
+	if [ -z "$last" ]; then
+		verdict qemu_vmstate_change_without_the_diff_fails "no patch migrates ws_reports to plant a change in"
+		return
+	fi
+	sed -i 's/VMSTATE_UINT64(ws_reports/VMSTATE_UINT32(ws_reports/' "$last"
+	out=$("$WSR_ROOT"/vmtests/vmstate-check.sh --patches "$planted" 2>&1)
+	expect qemu_vmstate_change_without_the_diff_fails "$out" \
+		'migration format differs' '^\+\+ +VMSTATE_UINT32\(ws_reports'
+}
+
 {
 	"$WSR_ROOT"/vmtests/shellcheck.sh
 	"$WSR_ROOT"/vmtests/checkpatch.sh
@@ -183,5 +206,6 @@ balloon_test_files_are_named_after_their_tests() {
 	defines_have_one_home
 	make_help_lists_every_target
 	balloon_test_files_are_named_after_their_tests
+	vmstate_is_checked_in
 } | tee "$tmp/out"
 ! grep -q '^FAIL' "$tmp/out"
