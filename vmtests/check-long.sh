@@ -41,6 +41,10 @@ step() {
 step "device fuzz, debug kernel" '^PASS balloon_device_fuzz_' \
 	env WSR_FUZZ_CASES="${WSR_FUZZ_CASES:-10000}" WSR_BALLOON_KERNEL=debug \
 	WSR_BALLOON_TESTS='balloon_device_fuzz_*' "$WSR_ROOT"/vmtests/balloon-test.sh
+step "200 unbind/bind cycles with requests arriving, debug kernel" \
+	'^PASS balloon_probe_fails_cleanly_at_every_allocation_then_rebinds' \
+	env WSR_BALLOON_CYCLES="${WSR_BALLOON_CYCLES:-200}" WSR_BALLOON_KERNEL=debug \
+	WSR_BALLOON_TESTS='balloon_probe_fails_*' "$WSR_ROOT"/vmtests/balloon-test.sh
 step "hostile-driver qtest" '^PASS qtest-' \
 	env WSR_QTEST_CASES="${WSR_QTEST_CASES:-20000}" "$WSR_ROOT"/vmtests/qtest-balloon.sh
 step "wsr-host's arguments fuzzed" '^PASS host_args_fuzz_rejected_inputs_change_nothing' \

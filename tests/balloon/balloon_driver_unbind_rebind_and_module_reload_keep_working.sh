@@ -202,7 +202,8 @@ notify_loop() {
 test_rebind_cycles() {
 	local cycles=${WSR_BALLOON_CYCLES:-20} stop=$tmp/loop.stop loop counts total
 	[ "${1:-}" != --fail-nth ] || cycles=${WSR_BALLOON_CYCLES:-5}
-	guest_start working-set=on,working-set-bins=5 --timeout 900 -- "$cycles" "$@" || return
+	# about 10 s a cycle at most, on the debug kernel (make check-long runs 200)
+	guest_start working-set=on,working-set-bins=5 --timeout $((700 + cycles * 10)) -- "$cycles" "$@" || return
 	wait_mark READY || return
 	rm -f "$stop" "$stop.ok"
 	notify_loop "$stop" &
@@ -210,7 +211,7 @@ test_rebind_cycles() {
 	if [ "${1:-}" = --fail-nth ] && wait_mark PROBE-FAULTS 400; then
 		echo "    | probe under fault injection: $MARK" >&2
 	fi
-	[ -z "$why" ] && wait_mark CYCLES-DONE 400
+	[ -z "$why" ] && wait_mark CYCLES-DONE $((200 + cycles * 10))
 	touch "$stop"
 	wait "$loop"
 	[ -z "$why" ] || return
