@@ -198,6 +198,24 @@ vmstate_is_checked_in() {
 		'migration format differs' '^\+\+ +VMSTATE_UINT32\(ws_reports'
 }
 
+# no balloon test declares a "why" of its own: bad() keeps the reason of
+# the test's verdict in the harness's, and a local one swallows it (the
+# test then fails with no reason, or passes); and the check finds one
+# planted in a copy
+verdict_is_not_shadowed() {
+	local re='^[[:space:]]*local([[:space:]].*)?[[:space:]]why([=[:space:]]|$)' hits
+	hits=$(grep -nE "$re" "$WSR_ROOT"/tests/balloon/*.sh "$WSR_ROOT"/vmtests/balloon-lib.sh |
+		sed "s|^$WSR_ROOT/||")
+	verdict balloon_tests_do_not_shadow_the_verdict \
+		"${hits:+a local why swallows the reason bad() records: $(tr '\n' ' ' <<<"$hits")}"
+	printf 'f() {\n\tlocal a b=1 why\n\tbad "lost"\n}\n' >"$tmp/shadow.sh"
+	if grep -qE "$re" "$tmp/shadow.sh"; then
+		verdict balloon_tests_shadow_check_finds_a_planted_one
+	else
+		verdict balloon_tests_shadow_check_finds_a_planted_one "'local a b=1 why' not found"
+	fi
+}
+
 {
 	"$WSR_ROOT"/vmtests/shellcheck.sh
 	"$WSR_ROOT"/vmtests/checkpatch.sh
@@ -207,5 +225,6 @@ vmstate_is_checked_in() {
 	make_help_lists_every_target
 	balloon_test_files_are_named_after_their_tests
 	vmstate_is_checked_in
+	verdict_is_not_shadowed
 } | tee "$tmp/out"
 ! grep -q '^FAIL' "$tmp/out"

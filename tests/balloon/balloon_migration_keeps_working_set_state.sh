@@ -73,7 +73,7 @@ mismatched_destination() {
 }
 
 test_migration() {
-	local before after events n why
+	local before after events n said
 	guest_start working-set=on,working-set-bins=5 --migrate "$tmp/mig" || return
 	wait_mark READY 200 || return
 	retry 60 host config 1000,5000,20000,60000 0 1000 >/dev/null ||
@@ -91,11 +91,11 @@ test_migration() {
 	for n in $(seq 1 600); do migrated && break; sleep 0.1; done
 	migrated || { bad "the migration did not complete: $(qmp '{"execute":"query-migrate"}' 2>&1 | tr -d '\n')"; return; }
 	# a destination with other bins refuses, and says why
-	why=$(mismatched_destination 6)
-	case "$why" in
+	said=$(mismatched_destination 6)
+	case "$said" in
 	*"working-set-bins=5, this device 6"*) also_verdict balloon_migration_to_other_bins_is_refused ;;
 	*) also_verdict balloon_migration_to_other_bins_is_refused \
-		"a destination with working-set-bins=6 did not refuse with the reason: $(tr '\n' ' ' <<<"$why")" ;;
+		"a destination with working-set-bins=6 did not refuse with the reason: $(tr '\n' ' ' <<<"$said")" ;;
 	esac
 	qmp '{"execute":"quit"}' >/dev/null 2>&1
 	# vmtests/run starts the destination on the same sockets

@@ -71,21 +71,21 @@ guest_half() {
 # age seen, the age at most MAX-AGE-MS (if given).  Appends the answers to
 # $tmp/answers.NAME; the verdict is NAME's.
 request_phase() {
-	local name=$1 batch=$2 max_age=${3:-} out=$tmp/answers.$1 why
+	local name=$1 batch=$2 max_age=${3:-} out=$tmp/answers.$1 fault
 	# on the second socket: the first stays free for the CONFIGs
 	if ! timeout 600 "$HOST" --qmp "$G_EVENTS" request --count 100 --batch "$batch" \
 		--timeout-ms 20000 >"$out" 2>"$out.err"; then
 		also_verdict "$name" "$(tail -n 2 "$out.err" | tr '\n' ' ')"
 		return
 	fi
-	why=$(awk -v max="$max_age" '
+	fault=$(awk -v max="$max_age" '
 		$1 != "answer" || $3 !~ /^latency_ms=/ || $4 !~ /^data_age_ms=[0-9]+$/ {
 			print "malformed answer line: " $0; bad = 1; exit }
 		{ split($4, a, "="); if (max != "" && a[2] + 0 > max + 0) {
 			print "answer " $2 " has data " a[2] " ms old, refresh_ms is " max
 			bad = 1; exit } }
 		END { if (!bad && NR != 100) print NR " answers listed, not 100" }' "$out")
-	also_verdict "$name" "$why"
+	also_verdict "$name" "$fault"
 }
 
 # The host asks 100 times in each of three states of the guest's daemon:
