@@ -535,6 +535,13 @@ int wsr_balloon_read_text(const char *dir, const char *name, char *buf, size_t l
 __u64 wsr_balloon_read_u64(const char *dir, const char *name);
 
 /*
+ * Has the host sent the device in @dir a CONFIG?  Until it has, the
+ * driver's settings are its defaults, which nobody asked for: wsr ages
+ * nothing for the device (the seed's balloon kept no bins until then).
+ */
+bool wsr_balloon_configured(const char *dir);
+
+/*
  * ---- wsr's programs: messages and command tables (lib/cmd.c) ------------
  * The CLI and wsr-host say things and find their commands alike, as
  * bpftool does: each command's entry beside its work, one table of them.

@@ -19,14 +19,17 @@
 
 /*
  * The daemon's own aging (not --seed-aging), each --interval-ms: the
- * subtree of every memcg configured with refresh_ms on a node, and with a
- * balloon device whose refresh_ms is not 0 every lruvec, are aged where
- * the youngest generation is older than that (bpf/refresh.h,
- * WSR_REFRESH_BACKGROUND).  The young end of a histogram is then never
- * older than refresh_ms plus the interval; what aging merges at the old
- * end, the aging hooks keep (bpf/vgen.h).
+ * subtree of every memcg configured with refresh_ms on a node is aged
+ * where the youngest generation is older than that (bpf/refresh.h,
+ * WSR_REFRESH_BACKGROUND), and, once the host has configured the balloon
+ * device with a refresh_ms that is not 0, every lruvec with pages whose
+ * youngest generation is older than that less @period_ms, the longest
+ * time until we age again (WSR_REFRESH_BALLOON): an answer's data is then
+ * never older than the device's refresh_ms.  The young end of a histogram
+ * is never older than refresh_ms plus the period; what aging merges at
+ * the old end, the aging hooks keep (bpf/vgen.h).
  */
-static void age_in_background(void)
+static void age_in_background(__u64 period_ms)
 {
 	static __u64 last_ns;
 	static bool said;
@@ -83,16 +86,16 @@ static void age_in_background(void)
 		v[i].a.nodes |= 1ULL << at.node;
 	}
 	close(fd);
-	if (!wsr_balloon_dir(&sys, dir, sizeof(dir)) &&
+	if (!wsr_balloon_dir(&sys, dir, sizeof(dir)) && wsr_balloon_configured(dir) &&
 	    (ms = wsr_balloon_read_u64(dir, "refresh_ms"))) {
 		grown = realloc(v, (nr + 1) * sizeof(*v));
 		if (grown) {
 			v = grown;
 			v[nr] = (struct subtree){ .id = WSR_ROOT_CGROUP,
-						  .a.merge = WSR_REFRESH_BACKGROUND,
+						  .a.merge = WSR_REFRESH_BALLOON,
 						  .a.nodes = wsr_memory_nodes(&sys) };
 			for (i = 0; i < WSR_MAX_NODES; i++)
-				v[nr].a.refresh_ms[i] = ms;
+				v[nr].a.refresh_ms[i] = ms > period_ms ? ms - period_ms : 0;
 			nr++;
 		}
 	}
@@ -284,8 +287,12 @@ static int do_daemon(int argc, char **argv)
 		if (!claimed && wsr_balloon_attached(pin_dir))
 			claimed = !balloon_claim(0, 1);
 		check_limits(&logged);
+		/*
+		 * Until the next aging: a period, or a request's early wake-up
+		 * and a period after it (ages at most every WSR_BACKGROUND_MIN_MS).
+		 */
 		if (!seed_aging)
-			age_in_background();
+			age_in_background(interval_ms + WSR_BACKGROUND_MIN_MS);
 		balloon_serve(&bw, interval_ms);
 	}
 	if (claimed)
