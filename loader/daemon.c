@@ -53,8 +53,8 @@ static void age_in_background(__u64 period_ms)
 	 */
 	if (!wsr_pinned(pin_dir, WSR_PIN_LINK_AGING_BEGIN)) {
 		if (!said)
-			err_msg("warning: no aging hooks pinned (an older load, or no "
-				"try_to_inc_max_seq): the daemon does not age on its own");
+			err_msg("warning: no aging hooks pinned (loaded by a --seed-aging daemon, "
+				"or no try_to_inc_max_seq): the daemon does not age on its own");
 		said = true;
 		return;
 	}
@@ -248,9 +248,16 @@ static int do_daemon(int argc, char **argv)
 		return 1;
 	}
 	if (wsr_loaded(pin_dir)) {
+		/* the seed has no hooks that keep merged generations' ages */
+		if (seed_aging && wsr_pinned(pin_dir, WSR_PIN_LINK_AGING_BEGIN)) {
+			err_msg("the programs pinned in %s keep merged generations' ages, which "
+				"the seed does not: \"wsr unload\" them before --seed-aging",
+				pin_dir);
+			return 1;
+		}
 		info_msg("adopting the programs pinned in %s", pin_dir);
 	} else {
-		if (load_and_pin(walk_steps))
+		if (load_and_pin(walk_steps, !seed_aging))
 			return 1;
 		info_msg("loaded and pinned in %s", pin_dir);
 	}
@@ -320,13 +327,20 @@ const struct wsr_cmd cmd_daemon = {
 "                         memcg walk may take (one per memcg or level; 1 to\n"
 "                         1048576, the default); a walk cut short makes an\n"
 "                         incomplete report (\"incomplete\":true, a warning)\n"
-"      --seed-aging       age only as the seed does, on reads and balloon\n"
-"                         requests.  Without it the daemon also ages, at\n"
-"                         each --interval-ms (at most every 500 ms) every\n"
-"                         lruvec of 64 pages or more whose memcg (or\n"
-"                         an ancestor) has refresh_ms and whose youngest\n"
-"                         generation is older than that (not below\n"
-"                         memory.min), and every lruvec at the balloon\n"
-"                         device's refresh_ms: histograms stay right at both\n"
-"                         ends (docs/estimator.md: \"Aging and idle ages\")\n",
+"      --seed-aging       the seed's rules alone: age only on reads and\n"
+"                         balloon requests, as the seed's refresh does\n"
+"                         (fewer than four generations, youngest older\n"
+"                         than refresh_ms, not below memory.min), and load\n"
+"                         no hooks that keep merged generations' ages\n"
+"                         (refused if pinned ones have them).  Without it\n"
+"                         the daemon also ages, at each --interval-ms (at\n"
+"                         most every 500 ms), every lruvec of 64 pages or\n"
+"                         more whose memcg (or an ancestor) has refresh_ms\n"
+"                         and whose youngest generation is older than that\n"
+"                         (not below memory.min), and, once the host has\n"
+"                         configured the balloon device, every lruvec with\n"
+"                         pages that would otherwise be older than its\n"
+"                         refresh_ms (0: none) by the next period:\n"
+"                         histograms stay right at both ends\n"
+"                         (docs/estimator.md: \"Aging and idle ages\")\n",
 };

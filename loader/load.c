@@ -15,8 +15,11 @@
 #include "cli.h"
 #include "wsr.skel.h"
 
-/* is every function we attach to in the kernel's BTF (not inlined away)? */
-static int check_attach_targets(struct wsr_bpf *skel)
+/*
+ * Is every function we attach to in the kernel's BTF (not inlined away)?
+ * The aging hooks only with @merge_hooks (not for --seed-aging).
+ */
+static int check_attach_targets(struct wsr_bpf *skel, bool merge_hooks)
 {
 	static const char *const required[] = { "shrink_node", "mem_cgroup_css_offline" };
 	struct btf *btf = btf__load_vmlinux_btf();
@@ -40,9 +43,12 @@ static int check_attach_targets(struct wsr_bpf *skel)
 		err = -1;
 	}
 	/* without the aging hooks, merged generations take MGLRU's births */
-	if (btf__find_by_name_kind(btf, "try_to_inc_max_seq", BTF_KIND_FUNC) < 0) {
+	if (merge_hooks && btf__find_by_name_kind(btf, "try_to_inc_max_seq", BTF_KIND_FUNC) < 0) {
 		err_msg("attach target try_to_inc_max_seq not found: merged generations take "
 			"MGLRU's births, and the daemon does not age on its own");
+		merge_hooks = false;
+	}
+	if (!merge_hooks) {
 		bpf_program__set_autoload(skel->progs.wsr_aging_begin, false);
 		bpf_program__set_autoload(skel->progs.wsr_aging_end, false);
 	}
@@ -96,7 +102,7 @@ static struct wsr_bpf *open_skel(__u32 walk_steps)
 	return skel;
 }
 
-int load_and_pin(__u32 walk_steps)
+int load_and_pin(__u32 walk_steps, bool merge_hooks)
 {
 	LIBBPF_OPTS(bpf_iter_attach_opts, iopts);
 	union bpf_iter_link_info linfo = {};
@@ -107,7 +113,7 @@ int load_and_pin(__u32 walk_steps)
 	skel = open_skel(walk_steps);
 	if (!skel)
 		return -1;
-	if (check_attach_targets(skel))
+	if (check_attach_targets(skel, merge_hooks))
 		goto out;
 	if (wsr_bpf__load(skel)) {
 		err_msg("cannot load the BPF programs (run with -v for the verifier log)");
