@@ -273,6 +273,8 @@ int wsr_lock_dir(int fd, const char *path, unsigned int timeout_ms, struct wsr_e
 #define WSR_PIN_LINK_OFFLINE		"link_offline"
 #define WSR_PIN_LINK_AGING_BEGIN	"link_aging_begin"
 #define WSR_PIN_LINK_AGING_END		"link_aging_end"
+#define WSR_PIN_LINK_NODE_RECLAIM_BEGIN	"link_node_reclaim_begin"
+#define WSR_PIN_LINK_NODE_RECLAIM_END	"link_node_reclaim_end"
 #define WSR_PIN_HISTOGRAM		"histogram"	/* the iterator: cat it */
 #define WSR_PIN_PROG_HISTOGRAM		"prog_histogram"
 #define WSR_PIN_PROG_REFRESH		"prog_refresh"

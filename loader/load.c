@@ -52,6 +52,14 @@ static int check_attach_targets(struct wsr_bpf *skel, bool merge_hooks)
 		bpf_program__set_autoload(skel->progs.wsr_aging_begin, false);
 		bpf_program__set_autoload(skel->progs.wsr_aging_end, false);
 	}
+	/* node_reclaim()'s tracepoints (CONFIG_NUMA): without them its passes report */
+	if (btf__find_by_name_kind(btf, "btf_trace_mm_vmscan_node_reclaim_begin",
+				   BTF_KIND_TYPEDEF) < 0) {
+		err_msg("tracepoint mm_vmscan_node_reclaim_begin not found: passes of "
+			"node_reclaim (zone_reclaim_mode) make reports");
+		bpf_program__set_autoload(skel->progs.wsr_node_reclaim_begin, false);
+		bpf_program__set_autoload(skel->progs.wsr_node_reclaim_end, false);
+	}
 	/* reaccess is optional: without it the rest still works */
 	if (btf__find_by_name_kind(btf, "reset_batch_size", BTF_KIND_FUNC) < 0) {
 		err_msg("attach target reset_batch_size not found: reaccess histograms disabled");
@@ -142,6 +150,12 @@ int load_and_pin(__u32 walk_steps, bool merge_hooks)
 		goto out;
 	if (bpf_program__autoload(skel->progs.wsr_reaccess) &&
 	    pin_link(bpf_program__attach(skel->progs.wsr_reaccess), WSR_PIN_LINK_REACCESS))
+		goto out;
+	if (bpf_program__autoload(skel->progs.wsr_node_reclaim_begin) &&
+	    (pin_link(bpf_program__attach(skel->progs.wsr_node_reclaim_begin),
+		      WSR_PIN_LINK_NODE_RECLAIM_BEGIN) ||
+	     pin_link(bpf_program__attach(skel->progs.wsr_node_reclaim_end),
+		      WSR_PIN_LINK_NODE_RECLAIM_END)))
 		goto out;
 	if (bpf_program__autoload(skel->progs.wsr_aging_begin) &&
 	    (pin_link(bpf_program__attach(skel->progs.wsr_aging_begin), WSR_PIN_LINK_AGING_BEGIN) ||
