@@ -12,7 +12,8 @@
 # the driver's default refresh_ms is 1000, and a REQUEST then is answered
 # without aging (AGED-BEFORE-CONFIG, AGED-BY-EARLY-ANSWER: the lruvecs
 # whose youngest generation changed, "none").  After a CONFIG with
-# refresh_ms 0, the answer ages nothing either (AGED-BY-ANSWER).  Once the
+# refresh_ms 0 (CONFIGURED), the answer ages nothing either
+# (AGED-BY-ANSWER).  Once the
 # request is answered, the guest's own totals per node, as ground truth:
 #   TOTALS LRUGEN <node> <anon pages> <file pages>   (/sys/kernel/debug/lru_gen)
 #   TOTALS WSR <node> <anon pages> <file pages>      (wsr show, no aging)
@@ -36,7 +37,10 @@ guest_half() {
 	wait_until 120 ws_at_least answered 1 || fail "the early request was not answered: $(ws_state)"
 	mark "AGED-BY-EARLY-ANSWER $(aged_since "$seqs")"
 	wait_until 120 ws_at_least configs 1 || fail "no CONFIG arrived: $(ws_state)"
+	# an aging under way when the CONFIG came has ended
+	sleep 2
 	seqs=$(lru_gen_seqs)
+	mark CONFIGURED
 	wait_until 120 ws_at_least answered 2 || fail "no report sent for the request: $(ws_state)"
 	# the daemon's aging too: refresh_ms 0 is none
 	sleep 2
@@ -95,6 +99,7 @@ test_request_matches_guest() {
 	also_verdict balloon_no_aging_before_the_first_config "$early"
 	retry 60 host config 1000,5000,20000,60000 0 0 >/dev/null ||
 		{ bad "working-set-config: $retry_err"; return; }
+	wait_mark CONFIGURED 60 || return
 	# the guest reposts its notify buffer after the CONFIG: until then QEMU refuses
 	retry 30 host request >/dev/null || { bad "working-set-request: $retry_err"; return; }
 	wait_mark AGED-BY-ANSWER 150 || return
