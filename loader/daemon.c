@@ -27,11 +27,12 @@
  * time until we age again (WSR_REFRESH_BALLOON): an answer's data is then
  * never older than the device's refresh_ms.  The young end of a histogram
  * is never older than refresh_ms plus the period; what aging merges at
- * the old end, the aging hooks keep (bpf/vgen.h).
+ * the old end, the aging hooks keep (bpf/vgen.h).  Returns the device's
+ * refresh_ms it last aged for (0: none), which shortens the period.
  */
-static void age_in_background(__u64 period_ms)
+static __u64 age_in_background(__u64 period_ms)
 {
-	static __u64 last_ns;
+	static __u64 last_ns, balloon_ms;
 	static bool said;
 	struct subtree {
 		__u64 id;
@@ -56,15 +57,15 @@ static void age_in_background(__u64 period_ms)
 			err_msg("warning: no aging hooks pinned (loaded by a --seed-aging daemon, "
 				"or no try_to_inc_max_seq): the daemon does not age on its own");
 		said = true;
-		return;
+		return 0;
 	}
 	if (now - last_ns < WSR_BACKGROUND_MIN_MS * 1000000ULL)
-		return;
+		return balloon_ms;
 	last_ns = now;
 	wsr_pin_path(pin_dir, WSR_PIN_CONFIG, path, sizeof(path));
 	fd = bpf_obj_get(path);
 	if (fd < 0)
-		return;
+		return balloon_ms;
 	/* a key can go between two calls: then the walk starts over, rarely */
 	while (!bpf_map_get_next_key(fd, first ? NULL : &at, &key)) {
 		first = false;
@@ -86,8 +87,10 @@ static void age_in_background(__u64 period_ms)
 		v[i].a.nodes |= 1ULL << at.node;
 	}
 	close(fd);
+	balloon_ms = 0;
 	if (!wsr_balloon_dir(&sys, dir, sizeof(dir)) && wsr_balloon_configured(dir) &&
 	    (ms = wsr_balloon_read_u64(dir, "refresh_ms"))) {
+		balloon_ms = ms;
 		grown = realloc(v, (nr + 1) * sizeof(*v));
 		if (grown) {
 			v = grown;
@@ -109,6 +112,7 @@ static void age_in_background(__u64 period_ms)
 			err_msg("%s", err.msg);
 	}
 	free(v);
+	return balloon_ms;
 }
 
 /* say once, for each limit, that one was reached (see struct wsr_stats) */
@@ -222,7 +226,7 @@ static int daemon_options(int argc, char **argv, __u64 *interval_ms, __u64 *walk
 static int do_daemon(int argc, char **argv)
 {
 	struct balloon_watch bw = { .fd = { -1, -1 } };
-	__u64 interval_ms = 1000, walk_steps = WSR_MAX_WALK_STEPS;
+	__u64 interval_ms = 1000, walk_steps = WSR_MAX_WALK_STEPS, period_ms, balloon_ms;
 	struct wsr_stats logged = {};
 	bool seed_aging = false, claimed = false;
 	struct wsr_err err;
@@ -266,6 +270,7 @@ static int do_daemon(int argc, char **argv)
 	balloon_module_appeared(&module);
 	if (balloon_kfuncs() && !wsr_balloon_attached(pin_dir) && !balloon_attach())
 		info_msg("balloon programs attached");
+	period_ms = interval_ms;
 	while (!exiting) {
 		/*
 		 * Unloaded, or loaded again by another daemon: these are not
@@ -297,10 +302,16 @@ static int do_daemon(int argc, char **argv)
 		/*
 		 * Until the next aging: a period, or a request's early wake-up
 		 * and a period after it (ages at most every WSR_BACKGROUND_MIN_MS).
+		 * A balloon device's refresh_ms is looked at twice in its span.
 		 */
-		if (!seed_aging)
-			age_in_background(interval_ms + WSR_BACKGROUND_MIN_MS);
-		balloon_serve(&bw, interval_ms);
+		if (!seed_aging) {
+			balloon_ms = age_in_background(period_ms + WSR_BACKGROUND_MIN_MS);
+			period_ms = interval_ms;
+			if (balloon_ms && balloon_ms / 2 < period_ms)
+				period_ms = balloon_ms / 2 > WSR_BACKGROUND_MIN_MS ?
+					    balloon_ms / 2 : WSR_BACKGROUND_MIN_MS;
+		}
+		balloon_serve(&bw, period_ms);
 	}
 	if (claimed)
 		balloon_claim(0, 0);
@@ -322,7 +333,9 @@ const struct wsr_cmd cmd_daemon = {
 "                         period it ages (not with --seed-aging; at most\n"
 "                         every 500 ms), looks at the balloon device if it\n"
 "                         sent nothing, and attaches to a virtio_balloon\n"
-"                         loaded since\n"
+"                         loaded since; while it ages for a configured\n"
+"                         balloon device, at most half the device's\n"
+"                         refresh_ms (not below 500 ms)\n"
 "      --max-walk-steps N when it loads the programs: steps a report's\n"
 "                         memcg walk may take (one per memcg or level; 1 to\n"
 "                         1048576, the default); a walk cut short makes an\n"
