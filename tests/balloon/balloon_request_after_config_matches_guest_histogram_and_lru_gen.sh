@@ -23,8 +23,13 @@ guest_half() {
 	# shellcheck source=transport-lib.sh
 	. /host/transport-lib.sh
 
-	# aged_since SEQS: the lruvecs whose youngest generation is not in SEQS
-	aged_since() { lru_gen_seqs | grep -vxF "$1" | tr '\n' ' ' | sed 's/^$/none/'; }
+	# aged_since SEQS: the lruvecs whose youngest generation is not in
+	# SEQS, or "none"
+	aged_since() {
+		local aged
+		aged=$(lru_gen_seqs | grep -vxF "$1" | tr '\n' ' ')
+		echo "${aged:-none}"
+	}
 
 	start_daemon --own-aging
 	start_workload --hot 32 --cold 96 --node 1 >/dev/null
