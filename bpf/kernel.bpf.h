@@ -187,12 +187,20 @@ static __always_inline void mem_pressure(__u64 *some_us, __u64 *full_us)
 	*full_us = full / 1000;
 }
 
+/* is the current task inside node_reclaim() (see map node_reclaiming)? */
+static __always_inline int in_node_reclaim(void)
+{
+	__u32 *in = bpf_task_storage_get(&node_reclaiming, bpf_get_current_task_btf(), 0, 0);
+
+	return in && *in;
+}
+
 /* what this reclaim pass reports (see bpf/reclaim.h) */
 static __always_inline enum wsr_reclaim_report pass_reports(struct scan_control *sc)
 {
 	return wsr_reclaim_reports(BPF_CORE_READ(sc, priority),
 				   BPF_CORE_READ_BITFIELD_PROBED(sc, proactive),
-				   BPF_CORE_READ(sc, target_mem_cgroup) != NULL);
+				   BPF_CORE_READ(sc, target_mem_cgroup) != NULL, in_node_reclaim());
 }
 
 #endif /* __WSR_KERNEL_BPF_H */

@@ -30,6 +30,19 @@ struct {
 	__type(value, struct wsr_stats);
 } stats SEC(".maps");
 
+/*
+ * Tasks inside node_reclaim() (vm.zone_reclaim_mode), 1 from its begin
+ * tracepoint to its end one (reclaim_reports.bpf.h): their reclaim passes
+ * make no report, as in the seed, whose reports come from kswapd and
+ * shrink_zones() only.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, __u32);
+} node_reclaiming SEC(".maps");
+
 /* a memcg subtree walk in pre-order, as css_next_descendant_pre() */
 struct memcg_walk {
 	__u64 root;		/* struct cgroup_subsys_state * of the subtree */

@@ -2,7 +2,9 @@
 /*
  * Reports on reclaim (the seed's report_wss()): a pass of global reclaim
  * reports its node level, a pass of reclaim that targets a memcg reports
- * that memcg, at most once per report_ms, each walking its whole subtree;
+ * that memcg, at most once per report_ms and at most 3 a second in all (the
+ * seed's global limit), none from node_reclaim(), each walking its whole
+ * subtree;
  * every report is told to the watchers' rings (wsr watch).
  *
  * Part of the estimator (wsr.bpf.c, whose config and reports maps it
@@ -63,6 +65,27 @@ static __always_inline void notify_watchers(const struct wsr_key *key,
 #undef NOTIFY
 }
 
+/* the seed's global limit on reports (reclaim.h); this load's, from 0 */
+__u64 report_rate;
+
+/* may a report be made at @now_ns under the global limit?  Counts it if so */
+static __always_inline int report_rate_ok(__u64 now_ns)
+{
+	__u64 old, next;
+	int ok, i;
+
+	/* a few tries: other CPUs may be asking at once */
+	for (i = 0; i < 4; i++) {
+		old = report_rate;
+		next = wsr_report_rate(old, now_ns / 1000000, &ok);
+		if (!ok)
+			return 0;
+		if (__sync_val_compare_and_swap(&report_rate, old, next) == old)
+			return 1;
+	}
+	return 0;
+}
+
 /*
  * Claim the right to report (@root, @node) now: at most one report per
  * report_ms on the report's own clock, even when several CPUs reclaim at
@@ -93,6 +116,8 @@ static __always_inline struct wsr_report *claim_report(struct wsr_key *key,
 		return NULL;
 	last = rep->claim_ns;
 	if (last && now - last < cfg->report_ms * 1000000ULL)
+		return NULL;
+	if (!report_rate_ok(now))
 		return NULL;
 	if (__sync_val_compare_and_swap(&rep->claim_ns, last, now) != last)
 		return NULL;
@@ -141,6 +166,28 @@ int BPF_PROG(wsr_reclaim, struct pglist_data *pgdat, struct scan_control *sc)
 	default:
 		break;
 	}
+	return 0;
+}
+
+/* node_reclaim() begins and ends in the task that allocates: see node_reclaiming */
+SEC("tp_btf/mm_vmscan_node_reclaim_begin")
+int BPF_PROG(wsr_node_reclaim_begin, int nid, int order, gfp_t gfp_flags)
+{
+	__u32 *in = bpf_task_storage_get(&node_reclaiming, bpf_get_current_task_btf(), 0,
+					 BPF_LOCAL_STORAGE_GET_F_CREATE);
+
+	if (in)
+		*in = 1;
+	return 0;
+}
+
+SEC("tp_btf/mm_vmscan_node_reclaim_end")
+int BPF_PROG(wsr_node_reclaim_end, unsigned long nr_reclaimed)
+{
+	__u32 *in = bpf_task_storage_get(&node_reclaiming, bpf_get_current_task_btf(), 0, 0);
+
+	if (in)
+		*in = 0;
 	return 0;
 }
 

@@ -52,11 +52,15 @@ static __always_inline int wsr_refresh_merges(const struct wsr_refresh_facts *f,
  * generations at the old end do not count: MGLRU drops them only on
  * eviction, so a lruvec never reclaimed keeps four from its birth, three
  * of them empty, and would never age; merging an empty one loses nothing.
- * Anon generations count only when @can_swap.  For a balloon answer
- * (WSR_REFRESH_ALL), every lruvec at least refresh_ms old (0: all); for the
- * daemon's own aging (WSR_REFRESH_BACKGROUND), every one at least
- * refresh_ms old, refresh_ms not 0, not below memory.min, with a batch of
- * pages, merging or not: the aging hooks keep what a merge merges (vgen.h).
+ * Anon generations count only when @can_swap.  Reads and balloon answers
+ * (WSR_REFRESH_SEED) age by this rule.  The daemon's own aging ages
+ * merging or not (the aging hooks keep what a merge merges, vgen.h), not
+ * below memory.min: for memcgs (WSR_REFRESH_BACKGROUND), every lruvec of a
+ * batch of pages or more at least refresh_ms old, refresh_ms not 0; for the
+ * balloon device (WSR_REFRESH_BALLOON), every lruvec with pages at least
+ * refresh_ms old, 0 meaning all: the daemon passes the device's refresh_ms
+ * less its own period, so that an answer's data is never older than the
+ * device's refresh_ms (data_age_ms counts every lruvec with pages).
  */
 static __always_inline int wsr_refresh_due(const struct wsr_refresh_args *a, __u32 node,
 					   const struct wsr_refresh_facts *f, int can_swap)
@@ -66,8 +70,8 @@ static __always_inline int wsr_refresh_due(const struct wsr_refresh_args *a, __u
 	if (node >= WSR_MAX_NODES || !(a->nodes >> node & 1) || f->birth_j >= a->start_j)
 		return 0;
 	ms = a->refresh_ms[node];
-	if (a->merge == WSR_REFRESH_ALL)
-		return f->age_ms >= ms;
+	if (a->merge == WSR_REFRESH_BALLOON)
+		return f->age_ms >= ms && !f->protected && f->pages;
 	/* a page-table walk is not worth a lruvec of fewer pages than a batch */
 	if (a->merge == WSR_REFRESH_BACKGROUND)
 		return ms && f->age_ms >= ms && !f->protected && f->pages >= WSR_MIN_LRU_BATCH;

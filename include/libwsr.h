@@ -273,6 +273,8 @@ int wsr_lock_dir(int fd, const char *path, unsigned int timeout_ms, struct wsr_e
 #define WSR_PIN_LINK_OFFLINE		"link_offline"
 #define WSR_PIN_LINK_AGING_BEGIN	"link_aging_begin"
 #define WSR_PIN_LINK_AGING_END		"link_aging_end"
+#define WSR_PIN_LINK_NODE_RECLAIM_BEGIN	"link_node_reclaim_begin"
+#define WSR_PIN_LINK_NODE_RECLAIM_END	"link_node_reclaim_end"
 #define WSR_PIN_HISTOGRAM		"histogram"	/* the iterator: cat it */
 #define WSR_PIN_PROG_HISTOGRAM		"prog_histogram"
 #define WSR_PIN_PROG_REFRESH		"prog_refresh"
@@ -533,6 +535,13 @@ int wsr_balloon_read_text(const char *dir, const char *name, char *buf, size_t l
 
 /* the number in @dir/@name; 0 when it cannot be read */
 __u64 wsr_balloon_read_u64(const char *dir, const char *name);
+
+/*
+ * Has the host sent the device in @dir a CONFIG?  Until it has, the
+ * driver's settings are its defaults, which nobody asked for: wsr ages
+ * nothing for the device (the seed's balloon kept no bins until then).
+ */
+bool wsr_balloon_configured(const char *dir);
 
 /*
  * ---- wsr's programs: messages and command tables (lib/cmd.c) ------------

@@ -174,8 +174,8 @@ struct wsr_refresh_args {
 
 /* which lruvecs a refresh ages (bpf/refresh.h) */
 enum wsr_refresh_mode {
-	WSR_REFRESH_SEED,	/* a read: as the seed's refresh_wss() */
-	WSR_REFRESH_ALL,	/* a balloon answer: all that are refresh_ms old (0: all) */
+	WSR_REFRESH_SEED,	/* a read or a balloon answer: as the seed's refresh_wss() */
+	WSR_REFRESH_BALLOON,	/* the daemon for the device: refresh_ms old (0: all), with pages */
 	WSR_REFRESH_BACKGROUND,	/* the daemon: refresh_ms old, refresh_ms not 0, not below memory.min */
 };
 

@@ -35,15 +35,17 @@ int balloon_claim(__u64 request, __u64 until_ns)
 
 /*
  * Answer the device's unanswered requests: claim them, so that the
- * request hook leaves them to us for WSR_BALLOON_CLAIM_MS, age every
- * lruvec whose youngest generation is older than the device's refresh_ms
- * (with force_scan: the answer's data is at most refresh_ms old), then run
- * the request iterator, which answers each request once through the driver.
+ * request hook leaves them to us for WSR_BALLOON_CLAIM_MS, age what the
+ * seed's refresh would (bpf/refresh.h: fewer than four generations,
+ * youngest older than the device's refresh_ms, not below memory.min;
+ * nothing with refresh_ms 0, nor before the host's first CONFIG), then run
+ * the request iterator, which answers each request once through the
+ * driver.  The daemon's own aging keeps the rest no older than refresh_ms.
  */
 static int balloon_answer(const char *dir, __u64 requests)
 {
 	struct wsr_refresh_args args = { .nodes = wsr_memory_nodes(&sys),
-					 .merge = WSR_REFRESH_ALL };
+					 .merge = WSR_REFRESH_SEED };
 	__u64 ms = wsr_balloon_read_u64(dir, "refresh_ms");
 	unsigned int answered = 0, n;
 	struct wsr_memcg root;
@@ -60,7 +62,8 @@ static int balloon_answer(const char *dir, __u64 requests)
 	}
 	for (n = 0; n < WSR_MAX_NODES; n++)
 		args.refresh_ms[n] = ms;
-	if (wsr_refresh_subtree(pin_dir, &sys, &root, &args, &err)) {
+	if (ms && wsr_balloon_configured(dir) &&
+	    wsr_refresh_subtree(pin_dir, &sys, &root, &args, &err)) {
 		err_msg("%s", err.msg);
 		return -1;
 	}

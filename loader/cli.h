@@ -82,7 +82,7 @@ extern const struct wsr_cmd cmd_unload;		/* load.c */
 extern const struct wsr_cmd cmd_balloon;	/* balloon.c */
 
 /* load.c: load the estimator's programs and pin them in pin_dir */
-int load_and_pin(__u32 walk_steps);
+int load_and_pin(__u32 walk_steps, bool merge_hooks);
 
 /* balloon-attach.c: the balloon's programs, loaded apart */
 bool balloon_kfuncs(void);

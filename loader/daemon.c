@@ -19,16 +19,20 @@
 
 /*
  * The daemon's own aging (not --seed-aging), each --interval-ms: the
- * subtree of every memcg configured with refresh_ms on a node, and with a
- * balloon device whose refresh_ms is not 0 every lruvec, are aged where
- * the youngest generation is older than that (bpf/refresh.h,
- * WSR_REFRESH_BACKGROUND).  The young end of a histogram is then never
- * older than refresh_ms plus the interval; what aging merges at the old
- * end, the aging hooks keep (bpf/vgen.h).
+ * subtree of every memcg configured with refresh_ms on a node is aged
+ * where the youngest generation is older than that (bpf/refresh.h,
+ * WSR_REFRESH_BACKGROUND), and, once the host has configured the balloon
+ * device with a refresh_ms that is not 0, every lruvec with pages whose
+ * youngest generation is older than that less @period_ms, the longest
+ * time until we age again (WSR_REFRESH_BALLOON): an answer's data is then
+ * never older than the device's refresh_ms.  The young end of a histogram
+ * is never older than refresh_ms plus the period; what aging merges at
+ * the old end, the aging hooks keep (bpf/vgen.h).  Returns the device's
+ * refresh_ms it last aged for (0: none), which shortens the period.
  */
-static void age_in_background(void)
+static __u64 age_in_background(__u64 period_ms)
 {
-	static __u64 last_ns;
+	static __u64 last_ns, balloon_ms;
 	static bool said;
 	struct subtree {
 		__u64 id;
@@ -50,18 +54,18 @@ static void age_in_background(void)
 	 */
 	if (!wsr_pinned(pin_dir, WSR_PIN_LINK_AGING_BEGIN)) {
 		if (!said)
-			err_msg("warning: no aging hooks pinned (an older load, or no "
-				"try_to_inc_max_seq): the daemon does not age on its own");
+			err_msg("warning: no aging hooks pinned (loaded by a --seed-aging daemon, "
+				"or no try_to_inc_max_seq): the daemon does not age on its own");
 		said = true;
-		return;
+		return 0;
 	}
 	if (now - last_ns < WSR_BACKGROUND_MIN_MS * 1000000ULL)
-		return;
+		return balloon_ms;
 	last_ns = now;
 	wsr_pin_path(pin_dir, WSR_PIN_CONFIG, path, sizeof(path));
 	fd = bpf_obj_get(path);
 	if (fd < 0)
-		return;
+		return balloon_ms;
 	/* a key can go between two calls: then the walk starts over, rarely */
 	while (!bpf_map_get_next_key(fd, first ? NULL : &at, &key)) {
 		first = false;
@@ -83,16 +87,18 @@ static void age_in_background(void)
 		v[i].a.nodes |= 1ULL << at.node;
 	}
 	close(fd);
-	if (!wsr_balloon_dir(&sys, dir, sizeof(dir)) &&
+	balloon_ms = 0;
+	if (!wsr_balloon_dir(&sys, dir, sizeof(dir)) && wsr_balloon_configured(dir) &&
 	    (ms = wsr_balloon_read_u64(dir, "refresh_ms"))) {
+		balloon_ms = ms;
 		grown = realloc(v, (nr + 1) * sizeof(*v));
 		if (grown) {
 			v = grown;
 			v[nr] = (struct subtree){ .id = WSR_ROOT_CGROUP,
-						  .a.merge = WSR_REFRESH_BACKGROUND,
+						  .a.merge = WSR_REFRESH_BALLOON,
 						  .a.nodes = wsr_memory_nodes(&sys) };
 			for (i = 0; i < WSR_MAX_NODES; i++)
-				v[nr].a.refresh_ms[i] = ms;
+				v[nr].a.refresh_ms[i] = ms > period_ms ? ms - period_ms : 0;
 			nr++;
 		}
 	}
@@ -106,6 +112,7 @@ static void age_in_background(void)
 			err_msg("%s", err.msg);
 	}
 	free(v);
+	return balloon_ms;
 }
 
 /* say once, for each limit, that one was reached (see struct wsr_stats) */
@@ -219,7 +226,7 @@ static int daemon_options(int argc, char **argv, __u64 *interval_ms, __u64 *walk
 static int do_daemon(int argc, char **argv)
 {
 	struct balloon_watch bw = { .fd = { -1, -1 } };
-	__u64 interval_ms = 1000, walk_steps = WSR_MAX_WALK_STEPS;
+	__u64 interval_ms = 1000, walk_steps = WSR_MAX_WALK_STEPS, period_ms, balloon_ms;
 	struct wsr_stats logged = {};
 	bool seed_aging = false, claimed = false;
 	struct wsr_err err;
@@ -245,9 +252,16 @@ static int do_daemon(int argc, char **argv)
 		return 1;
 	}
 	if (wsr_loaded(pin_dir)) {
+		/* the seed has no hooks that keep merged generations' ages */
+		if (seed_aging && wsr_pinned(pin_dir, WSR_PIN_LINK_AGING_BEGIN)) {
+			err_msg("the programs pinned in %s keep merged generations' ages, which "
+				"the seed does not: \"wsr unload\" them before --seed-aging",
+				pin_dir);
+			return 1;
+		}
 		info_msg("adopting the programs pinned in %s", pin_dir);
 	} else {
-		if (load_and_pin(walk_steps))
+		if (load_and_pin(walk_steps, !seed_aging))
 			return 1;
 		info_msg("loaded and pinned in %s", pin_dir);
 	}
@@ -256,6 +270,7 @@ static int do_daemon(int argc, char **argv)
 	balloon_module_appeared(&module);
 	if (balloon_kfuncs() && !wsr_balloon_attached(pin_dir) && !balloon_attach())
 		info_msg("balloon programs attached");
+	period_ms = interval_ms;
 	while (!exiting) {
 		/*
 		 * Unloaded, or loaded again by another daemon: these are not
@@ -284,9 +299,19 @@ static int do_daemon(int argc, char **argv)
 		if (!claimed && wsr_balloon_attached(pin_dir))
 			claimed = !balloon_claim(0, 1);
 		check_limits(&logged);
-		if (!seed_aging)
-			age_in_background();
-		balloon_serve(&bw, interval_ms);
+		/*
+		 * Until the next aging: a period, or a request's early wake-up
+		 * and a period after it (ages at most every WSR_BACKGROUND_MIN_MS).
+		 * A balloon device's refresh_ms is looked at twice in its span.
+		 */
+		if (!seed_aging) {
+			balloon_ms = age_in_background(period_ms + WSR_BACKGROUND_MIN_MS);
+			period_ms = interval_ms;
+			if (balloon_ms && balloon_ms / 2 < period_ms)
+				period_ms = balloon_ms / 2 > WSR_BACKGROUND_MIN_MS ?
+					    balloon_ms / 2 : WSR_BACKGROUND_MIN_MS;
+		}
+		balloon_serve(&bw, period_ms);
 	}
 	if (claimed)
 		balloon_claim(0, 0);
@@ -308,18 +333,27 @@ const struct wsr_cmd cmd_daemon = {
 "                         period it ages (not with --seed-aging; at most\n"
 "                         every 500 ms), looks at the balloon device if it\n"
 "                         sent nothing, and attaches to a virtio_balloon\n"
-"                         loaded since\n"
+"                         loaded since; while it ages for a configured\n"
+"                         balloon device, at most half the device's\n"
+"                         refresh_ms (not below 500 ms)\n"
 "      --max-walk-steps N when it loads the programs: steps a report's\n"
 "                         memcg walk may take (one per memcg or level; 1 to\n"
 "                         1048576, the default); a walk cut short makes an\n"
 "                         incomplete report (\"incomplete\":true, a warning)\n"
-"      --seed-aging       age only as the seed does, on reads and balloon\n"
-"                         requests.  Without it the daemon also ages, at\n"
-"                         each --interval-ms (at most every 500 ms) every\n"
-"                         lruvec of 64 pages or more whose memcg (or\n"
-"                         an ancestor) has refresh_ms and whose youngest\n"
-"                         generation is older than that (not below\n"
-"                         memory.min), and every lruvec at the balloon\n"
-"                         device's refresh_ms: histograms stay right at both\n"
-"                         ends (docs/estimator.md: \"Aging and idle ages\")\n",
+"      --seed-aging       the seed's rules alone: age only on reads and\n"
+"                         balloon requests, as the seed's refresh does\n"
+"                         (fewer than four generations, youngest older\n"
+"                         than refresh_ms, not below memory.min), and load\n"
+"                         no hooks that keep merged generations' ages\n"
+"                         (refused if pinned ones have them).  Without it\n"
+"                         the daemon also ages, at each --interval-ms (at\n"
+"                         most every 500 ms), every lruvec of 64 pages or\n"
+"                         more whose memcg (or an ancestor) has refresh_ms\n"
+"                         and whose youngest generation is older than that\n"
+"                         (not below memory.min), and, once the host has\n"
+"                         configured the balloon device, every lruvec with\n"
+"                         pages that would otherwise be older than its\n"
+"                         refresh_ms (0: none) by the next period:\n"
+"                         histograms stay right at both ends\n"
+"                         (docs/estimator.md: \"Aging and idle ages\")\n",
 };

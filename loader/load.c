@@ -15,8 +15,11 @@
 #include "cli.h"
 #include "wsr.skel.h"
 
-/* is every function we attach to in the kernel's BTF (not inlined away)? */
-static int check_attach_targets(struct wsr_bpf *skel)
+/*
+ * Is every function we attach to in the kernel's BTF (not inlined away)?
+ * The aging hooks only with @merge_hooks (not for --seed-aging).
+ */
+static int check_attach_targets(struct wsr_bpf *skel, bool merge_hooks)
 {
 	static const char *const required[] = { "shrink_node", "mem_cgroup_css_offline" };
 	struct btf *btf = btf__load_vmlinux_btf();
@@ -40,11 +43,22 @@ static int check_attach_targets(struct wsr_bpf *skel)
 		err = -1;
 	}
 	/* without the aging hooks, merged generations take MGLRU's births */
-	if (btf__find_by_name_kind(btf, "try_to_inc_max_seq", BTF_KIND_FUNC) < 0) {
+	if (merge_hooks && btf__find_by_name_kind(btf, "try_to_inc_max_seq", BTF_KIND_FUNC) < 0) {
 		err_msg("attach target try_to_inc_max_seq not found: merged generations take "
 			"MGLRU's births, and the daemon does not age on its own");
+		merge_hooks = false;
+	}
+	if (!merge_hooks) {
 		bpf_program__set_autoload(skel->progs.wsr_aging_begin, false);
 		bpf_program__set_autoload(skel->progs.wsr_aging_end, false);
+	}
+	/* node_reclaim()'s tracepoints (CONFIG_NUMA): without them its passes report */
+	if (btf__find_by_name_kind(btf, "btf_trace_mm_vmscan_node_reclaim_begin",
+				   BTF_KIND_TYPEDEF) < 0) {
+		err_msg("tracepoint mm_vmscan_node_reclaim_begin not found: passes of "
+			"node_reclaim (zone_reclaim_mode) make reports");
+		bpf_program__set_autoload(skel->progs.wsr_node_reclaim_begin, false);
+		bpf_program__set_autoload(skel->progs.wsr_node_reclaim_end, false);
 	}
 	/* reaccess is optional: without it the rest still works */
 	if (btf__find_by_name_kind(btf, "reset_batch_size", BTF_KIND_FUNC) < 0) {
@@ -96,7 +110,7 @@ static struct wsr_bpf *open_skel(__u32 walk_steps)
 	return skel;
 }
 
-int load_and_pin(__u32 walk_steps)
+int load_and_pin(__u32 walk_steps, bool merge_hooks)
 {
 	LIBBPF_OPTS(bpf_iter_attach_opts, iopts);
 	union bpf_iter_link_info linfo = {};
@@ -107,7 +121,7 @@ int load_and_pin(__u32 walk_steps)
 	skel = open_skel(walk_steps);
 	if (!skel)
 		return -1;
-	if (check_attach_targets(skel))
+	if (check_attach_targets(skel, merge_hooks))
 		goto out;
 	if (wsr_bpf__load(skel)) {
 		err_msg("cannot load the BPF programs (run with -v for the verifier log)");
@@ -136,6 +150,12 @@ int load_and_pin(__u32 walk_steps)
 		goto out;
 	if (bpf_program__autoload(skel->progs.wsr_reaccess) &&
 	    pin_link(bpf_program__attach(skel->progs.wsr_reaccess), WSR_PIN_LINK_REACCESS))
+		goto out;
+	if (bpf_program__autoload(skel->progs.wsr_node_reclaim_begin) &&
+	    (pin_link(bpf_program__attach(skel->progs.wsr_node_reclaim_begin),
+		      WSR_PIN_LINK_NODE_RECLAIM_BEGIN) ||
+	     pin_link(bpf_program__attach(skel->progs.wsr_node_reclaim_end),
+		      WSR_PIN_LINK_NODE_RECLAIM_END)))
 		goto out;
 	if (bpf_program__autoload(skel->progs.wsr_aging_begin) &&
 	    (pin_link(bpf_program__attach(skel->progs.wsr_aging_begin), WSR_PIN_LINK_AGING_BEGIN) ||

@@ -35,6 +35,11 @@ __u64 wsr_balloon_read_u64(const char *dir, const char *name)
 	return wsr_balloon_read_text(dir, name, buf, sizeof(buf)) ? 0 : strtoull(buf, NULL, 10);
 }
 
+bool wsr_balloon_configured(const char *dir)
+{
+	return wsr_balloon_read_u64(dir, "configs") > 0;
+}
+
 /*
  * After an unbind and bind, or with several devices, the one the kfuncs
  * report through is not merely the first one bound: its "active" reads 1.

@@ -23,7 +23,8 @@ guest_half() {
 	# shellcheck source=transport-lib.sh
 	. /host/transport-lib.sh
 
-	start_daemon
+	# as a user runs it: its own aging keeps the answers' data fresh
+	start_daemon --own-aging
 	mark READY
 	wait_until 120 ws_at_least configs 1 || fail "no configuration from the host: $(ws_state)"
 	total=$(meminfo MemTotal)

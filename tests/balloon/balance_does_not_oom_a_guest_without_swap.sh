@@ -18,10 +18,11 @@ guest_half() {
 	# shellcheck source=transport-lib.sh
 	. /host/transport-lib.sh
 
-	start_daemon
+	# as a user runs it: its own aging keeps the answers' data fresh
+	start_daemon --own-aging
 	w=$(start_workload --hot 16 --cold 256 --period-ms 100)
-	# with swap, the daemon's aging for the device (refresh_ms 1000) makes
-	# the cold anon old; then swap goes, and MGLRU leaves it where it is
+	# then swap goes: MGLRU leaves the anon where it is, and the guest
+	# cannot reclaim it
 	sleep 15
 	swaps=$(tail -n +2 /proc/swaps | awk '{ print $1 }')
 	[ -n "$swaps" ] || fail "no swap to turn off"

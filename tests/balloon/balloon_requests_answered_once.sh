@@ -8,7 +8,9 @@
 # 100 with it killed; every one must get exactly one answer, from the
 # daemon or from the BPF request hook.  Then, with a daemon again, 100 more
 # while the host squeezes the guest with the balloon (global reclaim) and
-# reconfigures it.  The guest moves on when the driver's "answered"
+# reconfigures it.  The daemon ages on its own (no --seed-aging), which
+# keeps the answers' data no older than refresh_ms while it runs; its
+# answers age only what the seed's refresh would.  The guest moves on when the driver's "answered"
 # counter says a phase is done, and the host checks the answers it saw.
 guest_half() {
 	# shellcheck source=../guest/lib.sh
@@ -27,7 +29,7 @@ guest_half() {
 		mark "$2 answered=$(ws answered)"
 	}
 
-	start_daemon
+	start_daemon --own-aging
 	start_workload --hot 16 --cold 48 >/dev/null
 	mark READY
 	phase 100 PHASE1-DONE
@@ -38,7 +40,7 @@ guest_half() {
 	wait "$daemon" 2>/dev/null
 	mark DAEMON-KILLED
 	phase 300 PHASE3-DONE
-	start_daemon
+	start_daemon --own-aging
 	# pages written to the zram swap device: reclaim at work (this kernel has
 	# no vm event counters in /proc/vmstat)
 	swapouts() { awk '{ print $5 }' /sys/block/zram0/stat; }

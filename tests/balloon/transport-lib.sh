@@ -84,19 +84,32 @@ dmesg_clean() {
 	[ -z "$bad" ] || fail "kernel log: $bad"
 }
 
-# start_daemon: "wsr daemon" in the background, serving the balloon; sets
-# $daemon (its pid) and $dev
+# start_daemon [--own-aging]: "wsr daemon" in the background, serving the
+# balloon; sets $daemon (its pid) and $dev.  By default with --seed-aging:
+# the transport under test, not the daemon's own aging (guest tests cover
+# that), which ages the whole guest at every refresh_ms once the host has
+# configured it.  --own-aging: without it, as a user starts it.
+# shellcheck disable=SC2120 # the option is optional
 start_daemon() {
+	local seed=--seed-aging
+	[ "${1:-}" != --own-aging ] || seed=
 	dev=$(balloon_dev) || fail "no virtio balloon device"
 	# one node's page-table walk must not hide the other node's hot pages
 	echo 0x0003 >/sys/kernel/mm/lru_gen/enabled
-	# the transport under test, not the daemon's own aging (guest tests
-	# cover that), which would age the whole guest at every refresh_ms
-	wsr daemon --seed-aging 2>/tmp/daemon.log &
+	# shellcheck disable=SC2086 # $seed: one option or none
+	wsr daemon $seed 2>/tmp/daemon.log &
 	# shellcheck disable=SC2034 # for the scripts
 	daemon=$!
 	wait_until 60 grep -q "serving the balloon" /tmp/daemon.log ||
 		fail "the daemon does not serve the balloon: $(tr '\n' ' ' </tmp/daemon.log)"
+}
+
+# lru_gen_seqs: each lruvec's youngest generation, "MEMCG NODE MAX_SEQ"
+# per line, from MGLRU's own debugfs file: what any aging changes
+lru_gen_seqs() {
+	awk '$1 == "memcg" { m = $2; next } $1 == "node" { n = $2; next }
+	     NF == 4 && $1 ~ /^[0-9]+$/ { s[m " " n] = $1 }
+	     END { for (k in s) print k, s[k] }' /sys/kernel/debug/lru_gen | sort
 }
 
 # finish: the last check, then "DONE", then the guest powers off by

@@ -1,9 +1,14 @@
 # Reaccess: pages found accessed again by an aging walk are counted in the
 # reaccess bin of the idle age they had; writing new reaccess intervals
-# clears the histogram.
+# clears the histogram; before any count it prints the zeroed catch-all,
+# as the seed does.
 . "$(dirname "$0")/lib.sh"
 wsr_start
 cg=$(make_memcg est-reaccess)
+# before any count, and with no reaccess_intervals_ms: the seed's zeroed catch-all
+wsr reaccess --memcg /est-reaccess --node 0 >/tmp/r 2>&1 || fail "wsr reaccess failed: $(cat /tmp/r)"
+[ "$(cat /tmp/r)" = "9223372036854775807 anon=0 file=0" ] ||
+	fail "wsr reaccess before any count printed: $(cat /tmp/r)"
 expect_ok wsr set --memcg /est-reaccess reaccess_intervals_ms N0=1000,2000,60000
 ready=/tmp/reaccess.ready
 # 48 MiB idle, touched again once 2.5 s after ready

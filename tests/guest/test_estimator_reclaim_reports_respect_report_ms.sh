@@ -1,7 +1,8 @@
 # report_ms: under sustained reclaim (a memcg held over its memory.max),
 # reports arrive unasked, at every watcher at once, never closer together
 # than report_ms per node, and holding the memcg's pages (about its
-# memory.max); with report_ms 0 none arrive.
+# memory.max); with report_ms 1, at most 3 a second (the seed's global
+# limit); with report_ms 0 none arrive.
 . "$(dirname "$0")/lib.sh"
 wsr_start
 cg=$(make_memcg est-report)
@@ -48,6 +49,19 @@ pages=$(grep '"node":0' /tmp/w1 | tail -n 1 | grep -o '"\(anon\|file\)":[0-9]*' 
 info "last node 0 report: $pages pages"
 { [ "$pages" -ge 3072 ] && [ "$pages" -le 6400 ]; } ||
 	fail "a reclaim report holds $pages pages, expected 3072-6400 under a 24 MiB limit"
+
+# report_ms 1: the seed's global limit, 3 reports a second, holds them back
+expect_ok wsr set --memcg /est-report report_ms 1
+wsr watch --memcg /est-report --json >/tmp/w4 &
+w4=$!
+sleep 5
+kill $w4
+wait $w4
+n4=$(wc -l </tmp/w4)
+info "report_ms 1: $n4 reports in 5 s"
+# windows of 1 s from the first report: 6 at most in 5 s
+{ [ "$n4" -ge 3 ] && [ "$n4" -le 18 ]; } ||
+	fail "$n4 reports in 5 s with report_ms 1, expected 3-18 (3 a second at most)"
 
 expect_ok wsr set --memcg /est-report report_ms 0
 # a watcher that runs 5 s under reclaim and sees nothing: one that failed

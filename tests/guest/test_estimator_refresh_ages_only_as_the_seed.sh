@@ -1,4 +1,5 @@
-# Seed rules alone: wsr daemon --seed-aging (no aging of its own).
+# Seed rules alone: wsr daemon --seed-aging (no aging of its own, no hooks
+# that keep merged generations' ages).
 # refresh_ms as the seed's refresh_wss(): a read ages a lruvec only when
 # its youngest generation is older than refresh_ms, it has fewer than
 # MGLRU's four generations (empty ones at the old end, which MGLRU drops
@@ -7,6 +8,10 @@
 # a workload each on node 0; "prot" has a memory.min above its usage.
 . "$(dirname "$0")/lib.sh"
 wsr_start --seed-aging
+# the seed has nothing that keeps merged generations' ages
+for l in link_aging_begin link_aging_end; do
+	[ ! -e /sys/fs/bpf/wsr/$l ] || fail "--seed-aging attached the aging hook $l"
+done
 top=$(make_memcg est-refresh)
 echo +memory >"$top/cgroup.subtree_control" || fail "cannot enable memory in $top"
 free=$(make_memcg est-refresh/free)

@@ -48,18 +48,30 @@ static const char *due_as_the_seed(void)
 	return NULL;
 }
 
-/* the balloon's answers: every lruvec at least refresh_ms old, merging */
-static const char *merge_ages_full_lruvecs(void)
+/*
+ * The daemon's aging for the balloon device: every lruvec with pages at
+ * least refresh_ms old (0: all), merging or not, none below memory.min.
+ * (The device's answers themselves age as the seed: due_as_the_seed.)
+ */
+static const char *balloon_aging_ages_full_lruvecs_with_pages(void)
 {
 	struct wsr_refresh_args a = read_args();
 	struct wsr_refresh_facts f = new_lruvec;
 
-	a.merge = 1;
+	a.merge = WSR_REFRESH_BALLOON;
 	f.oldest[0] = f.oldest[1] = 5;
-	f.protected = 1;
+	f.pages = 10;
 	ASSERT_TRUE(wsr_refresh_due(&a, 1, &f, 1), "a full lruvec due for the balloon");
+	f.age_ms = 999;
+	ASSERT_FALSE(wsr_refresh_due(&a, 1, &f, 1), "due before refresh_ms");
 	a.refresh_ms[1] = 0;
-	ASSERT_TRUE(wsr_refresh_due(&a, 1, &f, 1), "due with refresh_ms 0");
+	ASSERT_TRUE(wsr_refresh_due(&a, 1, &f, 1), "due with refresh_ms 0 (the period covers it)");
+	f.protected = 1;
+	ASSERT_FALSE(wsr_refresh_due(&a, 1, &f, 1), "due below memory.min");
+	f.protected = 0;
+	f.pages = 0;
+	ASSERT_FALSE(wsr_refresh_due(&a, 1, &f, 1), "due with no pages");
+	f.pages = 10;
 	f.birth_j = 5001;
 	ASSERT_FALSE(wsr_refresh_due(&a, 1, &f, 1), "due again in one refresh");
 	return NULL;
@@ -168,7 +180,7 @@ static const struct unit_test tests[] = {
 	{ "below_min_from_the_top_down", below_min_from_the_top_down },
 	{ "effective_min_as_the_kernel", effective_min_as_the_kernel },
 	{ "due_as_the_seed", due_as_the_seed },
-	{ "merge_ages_full_lruvecs", merge_ages_full_lruvecs },
+	{ "balloon_aging_ages_full_lruvecs_with_pages", balloon_aging_ages_full_lruvecs_with_pages },
 	{ "can_swap_needs_a_batch_of_swap", can_swap_needs_a_batch_of_swap },
 	{ "force_scan_only_when_full", force_scan_only_when_full },
 };
