@@ -9,7 +9,6 @@ set -u
 . "$WSR_ROOT/tests/testlib.sh"
 
 out=$("$WSR_ROOT"/vmtests/build-dkms.sh) || die "vmtests/build-dkms.sh failed"
-hdr=$("$WSR_ROOT"/vmtests/fetch-stock-headers.sh) || die "vmtests/fetch-stock-headers.sh failed"
 read -r release version <"$out/built-for"
 ko=$out/install/$release/updates/dkms/virtio_balloon.ko
 tmp=$(mktemp -d)
@@ -25,17 +24,20 @@ test_source() {
 		{ echo "the series does not apply to $version: $(tail -n 1 "$tmp/err")"; return; }
 	[ "$(modinfo -F vermagic "$ko" | cut -d' ' -f1)" = "$release" ] ||
 		{ echo "$ko is not built for $release: $(modinfo -F vermagic "$ko")"; return; }
-	d=$(diff -r "$tmp/fresh" "$src" | head -n 3)
+	d=$(diff -r "$tmp/fresh" "$src" | head -n 3 | tr "\n" " ")
 	[ -z "$d" ] || echo "$src differs from kernel-patches/ applied to $version: $d"
 }
 
 # The kfuncs need module BTF, which Kbuild writes only with a vmlinux
-# (the stock image's BTF, vmtests/fetch-stock-headers.sh): both kfuncs
-# are in the module's BTF, split against the stock kernel's
+# (vmtests/fetch-stock-headers.sh): both kfuncs are in the module's BTF,
+# split against the stock kernel's own, read anew from its image
 test_btf() {
 	local f funcs
-	funcs=$(bpftool -B "$hdr/vmlinux" btf dump file "$ko" 2>&1) ||
-		{ echo "no BTF in $ko split against $hdr/vmlinux: $(tail -n 1 <<<"$funcs")"; return; }
+	kernel_source_files "$version" "$tmp/k" scripts/extract-vmlinux
+	sh "$tmp/k/scripts/extract-vmlinux" "$out"/boot/vmlinuz-* >"$tmp/vmlinux" ||
+		{ echo "no vmlinux in $out/boot/vmlinuz-*"; return; }
+	funcs=$(bpftool -B "$tmp/vmlinux" btf dump file "$ko" 2>&1) ||
+		{ echo "no BTF in $ko split against the stock image's: $(tail -n 1 <<<"$funcs")"; return; }
 	for f in bpf_virtio_balloon_ws_config bpf_virtio_balloon_ws_report; do
 		grep -q "FUNC '$f'" <<<"$funcs" || { echo "no FUNC $f in $ko's BTF"; return; }
 	done
