@@ -7,6 +7,7 @@
 ## make bench       benchmarks: figures next to a baseline from the same run (BENCHMARKS.md)
 ## make lint        make check's lint step alone: shellcheck, checkpatch on both series, their self-tests
 ## make all         build wsr into $(BUILD)/ (the default; builds the patched kernel first, for its BTF)
+## make dkms        the series' virtio_balloon for Debian's stock 6.1 kernel with DKMS, in $(BUILD)/dkms (README: a stock Debian guest)
 ## make setup       install the Debian packages wsr needs (vmtests/setup-host.sh, as root)
 ## make compile-commands  $(BUILD)/compile_commands.json for clangd and editors (bear; rebuilds wsr)
 ## make clean       remove $(BUILD)/
@@ -73,7 +74,7 @@ GUEST_PROGS := $(GUEST)/wsr $(GUEST)/wsr-workload $(GUEST)/kfunc-probe
 GUEST_TESTS := $(wildcard tests/guest/*.sh)
 UNIT_TESTS  := $(patsubst tests/unit/%.c,$(BUILD)/unit/%,$(wildcard tests/unit/*.c))
 
-.PHONY: all setup check check-long bench demo lint compile-commands clean distclean help FORCE
+.PHONY: all dkms setup check check-long bench demo lint compile-commands clean distclean help FORCE
 .DELETE_ON_ERROR:
 .SECONDARY:
 
@@ -220,6 +221,17 @@ $(BUILD)/unit/test_host_balance: $(HOST_OBJ)
 $(BUILD)/unit/test_host_metrics: $(OBJ)/host/metrics.o
 $(BUILD)/unit/test_host_policy: $(OBJ)/host/policy.o $(OBJ)/host/costaware.o $(OBJ)/host/senpai.o
 $(BUILD)/unit/test_host_senpai: $(OBJ)/host/senpai.o
+
+# The DKMS package's folder (a copy to put in a guest's /usr/src), the
+# module dkms built with it for the stock kernel, and the resolve_btfids
+# that wrote the module's kfunc ids (Debian's linux-kbuild-6.1 has none):
+# vmtests/build-dkms.sh, from kernel-patches/, in a private dkms tree
+dkms: setup | $(BUILD)
+	$(Q)d=$$(vmtests/build-dkms.sh) && h=$$(vmtests/fetch-stock-headers.sh) && \
+		rm -rf $(BUILD)/dkms && mkdir -p $(BUILD)/dkms && \
+		cp -r "$$d"/src/. "$$d"/install/. $(BUILD)/dkms/ && \
+		cp "$$h"/tools/bpf/resolve_btfids/resolve_btfids $(BUILD)/dkms/ && \
+		find $(BUILD)/dkms -name dkms.conf -o -name '*.ko' -o -name resolve_btfids | sed 's/^/  DKMS     /'
 
 $(BUILD) $(GUEST) $(BUILD)/unit:
 	$(Q)mkdir -p $@

@@ -36,10 +36,11 @@ tree() {
 	cp "$WSR_ROOT/tests/testlib.sh" "$d/tests/"
 	stub "$d/vmtests/build-kernel.sh" 'echo /nowhere'
 	stub "$d/vmtests/build-qemu.sh" 'echo /nowhere'
+	stub "$d/vmtests/build-dkms.sh" 'echo /nowhere'
 	# runners printing PASS per test (SCRIPT TEST...)
 	local r w
 	for r in "progress-test.sh p_one p_two" "check-test.sh c_one" "qmp-test.sh q_one" "lint.sh l_one" \
-		"qtest-balloon.sh t_one" "selftest.sh h_one h_two" "fuzz-host-args.sh f_one"; do
+		"qtest-balloon.sh t_one" "selftest.sh h_one h_two" "fuzz-host-args.sh f_one" "dkms-test.sh d_one"; do
 		read -r -a w <<<"$r"
 		# shellcheck disable=SC2016 # the stub's own expansions
 		stub "$d/vmtests/${w[0]}" "n=${w[0]%.sh}; tests=(${w[*]:1})"'
@@ -87,12 +88,15 @@ dir=$(dirname "$0")/../tests/guest
 	for f in estimator_a estimator_survives_daemon_sigkill metrics_shown; do
 		: >"$d/tests/guest/test_$f.sh"
 	done
-	# check.sh's lists by name: a debug-only balloon test, a metrics test
+	# check.sh's lists by name: a debug-only balloon test, one on the stock
+	# kernel too, a metrics test
 	sed -i 's/^DEBUG_ONLY="/&balloon_works_on_debug_only /; s/^DEBUG_TESTS="/&balloon_works_on_debug_only /
+		s/^STOCK_BALLOON_TESTS="/&balloon_works /
 		s/metrics_equal_show_/metrics_shown/' "$d/vmtests/check.sh"
 	sed -i 's|^promtool_of=.*|promtool_of=guest-ours/metrics_shown|' "$d/vmtests/inventory.sh"
 	cat >"$d/tests/inventory" <<-EOF
 	# the stub tree's tests
+	build/build-dkms.sh
 	build/build-kernel.sh-debug
 	build/build-kernel.sh-ours
 	build/build-qemu.sh-asan
@@ -100,6 +104,7 @@ dir=$(dirname "$0")/../tests/guest
 	build-progress/p_one
 	build-progress/p_two
 	check/c_one
+	dkms/d_one
 	guest-debug/estimator_survives_daemon_sigkill
 	guest-debug/no-sanitizer-reports
 	guest-ours/estimator_a
@@ -112,6 +117,7 @@ dir=$(dirname "$0")/../tests/guest
 	harness/h_two
 	host-fuzz/f_one
 	host-balloon-debug/balloon_works_on_debug_only
+	host-balloon-stock/balloon_works
 	host-balloon/balloon_works
 	host-qmp/q_one
 	lint/l_one
@@ -157,8 +163,8 @@ lane() {
 	running=$((running + 1))
 }
 
-change="" lane check a_clean_run_of_every_listed_test_passes 0 '^25 passed, 0 failed$'
-change="" lane check a_restricted_run_expects_only_what_it_selects 0 '^14 passed, 0 failed$' -- \
+change="" lane check a_clean_run_of_every_listed_test_passes 0 '^28 passed, 0 failed$'
+change="" lane check a_restricted_run_expects_only_what_it_selects 0 '^16 passed, 0 failed$' -- \
 	WSR_TESTS=estimator_a WSR_BALLOON_TESTS=none WSR_DEBUG_TESTS=none WSR_STOCK_TESTS=none \
 	WSR_SKIP_SELFTEST=1
 change="" lane check a_runner_that_stops_with_no_fail_fails_the_run 1 \
@@ -184,7 +190,7 @@ change="" lane check an_empty_metrics_exposition_fails_the_run 1 \
 change='rm build/unit/test_b' lane check a_unit_test_not_built_fails_the_run 1 \
 	'^FAIL unit/test_b/runner: not built' '^FAIL unit/test_b/b_one: listed in tests/inventory, but did not run$'
 change='cp build/unit/test_b build/unit/test_gone' lane check a_stale_unit_binary_does_not_run 0 \
-	'^25 passed, 0 failed$'
+	'^28 passed, 0 failed$'
 change='sed -i "/^#/!d" tests/inventory' lane check an_empty_inventory_fails_the_run 1 \
 	'^FAIL inventory/list: .* lists no test$'
 change='sed -i "/^set -u/a exit 7" vmtests/inventory.sh' lane check an_inventory_check_that_stops_fails_the_run 1 \

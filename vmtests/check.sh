@@ -2,8 +2,9 @@
 # The test suite behind "make check": host unit tests, the harness's own
 # tests, the balloon tests and the guest tests on the patched kernel, a
 # subset of both on the patched kernel with sanitizers ("debug": any
-# KASAN, KFENCE, kmemleak, lockdep or UBSAN report fails the test), and the
-# estimator tests on Debian's stock kernel.  Prints one line per test and
+# KASAN, KFENCE, kmemleak, lockdep or UBSAN report fails the test), the
+# DKMS module's tests and a subset of the balloon tests on Debian's stock
+# kernel with it, and the estimator tests on Debian's stock kernel.  Prints one line per test and
 # ends with "N passed, N failed"; exits non-zero on any failure.
 #
 #   WSR_TESTS="pattern ..."  run only the guest tests matching the patterns
@@ -65,6 +66,23 @@ DEBUG_TESTS="
 # and the rest of the queue matrix stay there)
 DEBUG_ONLY="balloon_probe_fails_* balloon_kfuncs_* balloon_device_fuzz_*
 	balloon_reclaim_* balloon_broken_ws_queue_*"
+# On Debian's stock kernel with the series' virtio_balloon built by DKMS
+# (vmtests/build-dkms.sh): the driver's interfaces and lifetime where it
+# is a module built apart from its kernel.  The queue layout with every
+# queue on, config then request, the exactly-once answers (daemon
+# running, stopped, killed), reports on reclaim, and unbind/bind with
+# module reloads (2 cycles, one of each: the 20 on our kernel look for
+# races in the same code).  Not here: the other queue layouts and bin
+# counts, the malformed notifications and the report header (the same
+# code, kernel alone; each on our kernel), the balance tests (wsr-host's,
+# not the guest's), and the debug-kernel-only ones.
+STOCK_BALLOON_TESTS="
+	balloon_queues_agree_with_ws_on_hint_on_reporting_on
+	balloon_reports_reach_host_with_ws_on_hint_on_reporting_on
+	balloon_request_after_config_*
+	balloon_requests_answered_once_*
+	balloon_reclaim_reports_*
+	balloon_driver_unbind_rebind_*"
 # Left out on the stock kernel by default (see run_guest_suite stock below)
 STOCK_SKIP="estimator_reports_walk_* estimator_reports_cover_* estimator_global_*
 	estimator_eight_watchers_* estimator_reports_follow_*"
@@ -228,7 +246,7 @@ check_exposition() {
 # cached by its inputs, and built here only when they changed.
 section "builds (debug kernel about 14 min from clean; cached by their inputs)"
 for b in "build-kernel.sh ours" "build-kernel.sh debug" "build-qemu.sh plain" \
-	"build-qemu.sh asan"; do
+	"build-qemu.sh asan" "build-dkms.sh"; do
 	# its progress on stderr shown, the folder it prints dropped
 	# shellcheck disable=SC2086
 	"$WSR_ROOT"/vmtests/$b 2>&1 >/dev/null | tee "$results/build.out" | sed 's/^/    | /'
@@ -289,6 +307,14 @@ if [ -n "$debug_balloon" ]; then
 	section "host balloon tests on the debug kernel (sanitizers)"
 	run_runner host-balloon-debug env WSR_BALLOON_KERNEL=debug WSR_BALLOON_TESTS="$debug_balloon" \
 		"$WSR_ROOT"/vmtests/balloon-test.sh
+fi
+section "the DKMS module for Debian's stock kernel"
+run_runner dkms "$WSR_ROOT"/vmtests/dkms-test.sh
+stock_balloon=$(balloon_tests "$STOCK_BALLOON_TESTS" "")
+if [ -n "$stock_balloon" ]; then
+	section "host balloon tests on Debian's stock kernel with the DKMS module"
+	run_runner host-balloon-stock env WSR_BALLOON_KERNEL=stock-dkms WSR_BALLOON_CYCLES=2 \
+		WSR_BALLOON_TESTS="$stock_balloon" "$WSR_ROOT"/vmtests/balloon-test.sh
 fi
 if [ "${WSR_SKIP_SELFTEST:-0}" != 1 ]; then
 	section "harness tests"

@@ -8,10 +8,7 @@ set -eu
 # modules the guest needs that the cloud kernel does not build in
 MODULES="virtio_pci virtio_balloon virtio_blk lzo-rle lzo zram"
 
-pkg=$(apt-cache depends linux-image-cloud-amd64 2>/dev/null |
-	awk '/Depends: linux-image-6\.1/ { print $2; exit }')
-[ -n "$pkg" ] || die "no linux-image-6.1.*-cloud-amd64 package known to apt"
-version=$(apt-cache policy "$pkg" | awk '/Candidate:/ { print $2 }')
+read -r pkg version <<<"$(stock_kernel_pkg)"
 out=$WSR_CACHE/stock-$pkg-$version-$(hash_inputs "$0")
 
 if [ ! -e "$out/done" ]; then

@@ -16,7 +16,8 @@
 #
 # A run restricted by check.sh's variables expects what they select:
 #   WSR_TESTS           guest-ours/NAME where NAME matches a pattern
-#   WSR_BALLOON_TESTS   host-balloon/NAME and host-balloon-debug/NAME
+#   WSR_BALLOON_TESTS   host-balloon/NAME, host-balloon-debug/NAME and
+#                       host-balloon-stock/NAME
 #   WSR_DEBUG_TESTS     host-balloon-debug/NAME and guest-debug/NAME (any
 #                       balloon or guest test listed, as it may run there)
 #   WSR_STOCK_TESTS     guest-stock/NAME (any guest test listed)
@@ -64,6 +65,7 @@ selected() {
 	harness) [ "${WSR_SKIP_SELFTEST:-0}" != 1 ] ;;
 	host-balloon) matches_var "$n" WSR_BALLOON_TESTS ;;
 	host-balloon-debug) matches_var "$n" WSR_BALLOON_TESTS && matches_var "$n" WSR_DEBUG_TESTS ;;
+	host-balloon-stock) matches_var "$n" WSR_BALLOON_TESTS ;;
 	guest-ours) matches_var "$n" WSR_TESTS ;;
 	guest-debug) matches_var "$n" WSR_DEBUG_TESTS ;;
 	guest-stock) matches_var "$n" WSR_STOCK_TESTS ;;
@@ -130,7 +132,7 @@ pattern_check() {
 	done
 }
 pattern_check WSR_TESTS guest-ours
-pattern_check WSR_BALLOON_TESTS host-balloon host-balloon-debug
+pattern_check WSR_BALLOON_TESTS host-balloon host-balloon-debug host-balloon-stock
 pattern_check WSR_DEBUG_TESTS host-balloon-debug guest-debug
 pattern_check WSR_STOCK_TESTS guest-stock
 [ "${#findings[@]}" = 0 ] || { printf '%s\n' "${findings[@]}" | LC_ALL=C sort; exit 1; }

@@ -42,6 +42,51 @@ pkg_version() {
 	dpkg-query -W -f='${Version}' "$1" 2>/dev/null || die "package $1 is not installed"
 }
 
+# stock_kernel_pkg: "PACKAGE VERSION" of Debian's cloud kernel image
+# (linux-image-6.1.*-cloud-amd64) that apt would install; the stock
+# guest boots it, and the DKMS module is built against its headers
+stock_kernel_pkg() {
+	local pkg version
+	pkg=$(apt-cache depends linux-image-cloud-amd64 2>/dev/null |
+		awk '/Depends: linux-image-6\.1/ { print $2; exit }')
+	[ -n "$pkg" ] || die "no linux-image-6.1.*-cloud-amd64 package known to apt"
+	version=$(apt-cache policy "$pkg" | awk '/Candidate:/ { print $2 }')
+	echo "$pkg $version"
+}
+
+# kernel_source_files VERSION DEST PATH...: the PATHs (files or folders)
+# of Debian's linux-source-6.1 VERSION, unpatched, into DEST.  The
+# installed version's come from the kernel build's unpacked tree when
+# there is one (read from its pristine commit, the tree left as it is;
+# a second), else from its tarball (20 s); another version's tarball is
+# fetched once into the cache (apt-get download).
+kernel_source_files() {
+	local version=$1 dest=$2 tree tar deb
+	shift 2
+	tree=$WSR_CACHE/linux-src-$version
+	mkdir -p "$dest"
+	if [ "$(pkg_version linux-source-6.1)" = "$version" ] &&
+		[ -e "$tree/.git/refs/heads/pristine" ]; then
+		git -C "$tree" archive pristine -- "$@" | tar -x -C "$dest"
+		return
+	fi
+	tar=/usr/src/linux-source-6.1.tar.xz
+	if [ "$(pkg_version linux-source-6.1)" != "$version" ]; then
+		deb=$WSR_CACHE/linux-source-$version
+		tar=$deb/usr/src/linux-source-6.1.tar.xz
+		if [ ! -e "$tar" ]; then
+			log "fetching linux-source-6.1 $version"
+			rm -rf "$deb" && mkdir -p "$deb.tmp"
+			(cd "$deb.tmp" && apt-get download -qq "linux-source-6.1=$version" 2>/dev/null) ||
+				die "apt-get download linux-source-6.1=$version failed"
+			dpkg-deb -x "$deb.tmp"/*.deb "$deb.tmp" && rm "$deb.tmp"/*.deb
+			mv "$deb.tmp" "$deb"
+		fi
+	fi
+	tar -xf "$tar" -C "$dest" --strip-components=1 "${@/#/linux-source-6.1/}" ||
+		die "$* not in $tar"
+}
+
 # git_tree_reset DIR : make DIR's work tree its pristine commit again.
 # Files are rewritten only where they differ, with a fresh mtime.
 git_tree_reset() {

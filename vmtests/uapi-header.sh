@@ -16,21 +16,9 @@ HDR=include/uapi/linux/virtio_balloon.h
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-# the three pristine kernel files: from the unpacked tree when the kernel
-# build made one (a second), else from the source tarball (20 s)
-version=$(pkg_version linux-source-6.1)
-tree=$WSR_CACHE/linux-src-$version
-files=("$HDR" scripts/headers_install.sh scripts/unifdef.c)
-mkdir -p "$tmp/k"
-if [ -e "$tree/.git/refs/heads/pristine" ]; then
-	for f in "${files[@]}"; do
-		mkdir -p "$tmp/k/${f%/*}"
-		git -C "$tree" show "pristine:$f" >"$tmp/k/$f"
-	done
-else
-	tar -xf /usr/src/linux-source-6.1.tar.xz -C "$tmp/k" --strip-components=1 \
-		"${files[@]/#/linux-source-6.1/}"
-fi
+# the three pristine kernel files
+kernel_source_files "$(pkg_version linux-source-6.1)" "$tmp/k" \
+	"$HDR" scripts/headers_install.sh scripts/unifdef.c
 for p in "$WSR_ROOT"/kernel-patches/0*.patch; do
 	git -C "$tmp/k" apply --allow-empty --include="$HDR" "$p" ||
 		die "${p##*/} does not apply to $HDR"
