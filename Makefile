@@ -37,6 +37,9 @@ JSONC_CFLAGS := $(shell pkg-config --cflags json-c 2>/dev/null)
 JSONC_LIBS   := $(shell pkg-config --libs json-c 2>/dev/null || echo -ljson-c)
 MHD_CFLAGS   := $(shell pkg-config --cflags libmicrohttpd 2>/dev/null)
 MHD_LIBS     := $(shell pkg-config --libs libmicrohttpd 2>/dev/null || echo -lmicrohttpd)
+# wsr-host's libvirt transport (libvirt-dev): libvirt's API and its QEMU
+# monitor's (host/virt.c), in threads of their own
+VIRT_LIBS    := $(shell pkg-config --libs libvirt libvirt-qemu 2>/dev/null || echo -lvirt -lvirt-qemu) -pthread
 # the balloon wire's values, from the kernel series' uapi header (wsr.h)
 UAPI     := $(BUILD)/uapi
 UAPI_H   := $(UAPI)/virtio_balloon_ws.h
@@ -164,7 +167,7 @@ $(GUEST)/wsr: $(CLI_OBJ) $(LIBWSR) | $(GUEST)
 # libmicrohttpd
 $(BUILD)/wsr-host: $(OBJ)/host/wsr-host.o $(HOST_OBJ) $(LIBWSR) | $(BUILD)
 	$(call msg,LD,$@)
-	$(Q)$(CC) $(CFLAGS) -o $@ $(filter %.o,$^) $(LIBWSR) $(JSONC_LIBS) $(MHD_LIBS)
+	$(Q)$(CC) $(CFLAGS) -o $@ $(filter %.o,$^) $(LIBWSR) $(JSONC_LIBS) $(MHD_LIBS) $(VIRT_LIBS)
 
 $(GUEST)/kfunc-probe: $(OBJ)/tests/balloon/progs/kfunc_probe.o | $(GUEST)
 	$(call msg,LD,$@)
@@ -192,7 +195,7 @@ $(GUEST)/wsr-%: vmtests/%-guest.sh | $(GUEST)
 # and libwsr; what else it needs to run comes first, unlinked.
 $(BUILD)/unit/%: $(OBJ)/tests/unit/%.o $(LIBWSR) | $(BUILD)/unit
 	$(call msg,LD,$@)
-	$(Q)$(CC) $(CFLAGS) -o $@ $(filter $(OBJ)/%.o,$^) $(LIBWSR) $(LIBS) $(MHD_LIBS)
+	$(Q)$(CC) $(CFLAGS) -o $@ $(filter $(OBJ)/%.o,$^) $(LIBWSR) $(LIBS) $(MHD_LIBS) $(VIRT_LIBS)
 
 # the CLI's option parsing, through the built binary (it runs on the host:
 # options are parsed before anything needs BPF)

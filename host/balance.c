@@ -29,6 +29,7 @@
 #include "balance-args.h"
 #include "client.h"
 #include "metrics.h"
+#include "virt.h"
 
 #define MIB (1ULL << 20)
 
@@ -532,6 +533,16 @@ static void vm_msg(struct vm *v, const struct qmp_msg *m)
 
 	switch (v->state) {
 	case VM_GREETING:
+		/* libvirt's answer when the domain cannot be had (virt.c) */
+		if (k == QMP_ERROR && qmp_error_desc(m->obj)) {
+			/* a domain that is not running has no guest left squeezed */
+			if (strstr(qmp_error_desc(m->obj), "domain not running") ||
+			    strstr(qmp_error_desc(m->obj), "no such domain"))
+				vm_gone(v, qmp_error_desc(m->obj));
+			else
+				vm_fail(v, qmp_error_desc(m->obj));
+			return;
+		}
 		if (k != QMP_GREETING) {
 			vm_fail(v, "no QMP greeting");
 			return;
@@ -574,8 +585,17 @@ static void vm_msg(struct vm *v, const struct qmp_msg *m)
 static void vm_connect(struct vm *v)
 {
 	char err[128], why[192];
+	int fd;
 
-	if (qmp_open_nb(&v->q, v->arg->sock, STREAM_MAX, err, sizeof(err))) {
+	if (v->arg->libvirt) {
+		/* the thread's own connection: its answer, greeting or error, comes on fd */
+		fd = virt_open(cfg->connect, v->arg->sock, 1, err, sizeof(err));
+		if (fd < 0 || qmp_adopt_nb(&v->q, fd, STREAM_MAX, err, sizeof(err))) {
+			snprintf(why, sizeof(why), "libvirt: %s", err);
+			vm_fail(v, why);
+			return;
+		}
+	} else if (qmp_open_nb(&v->q, v->arg->sock, STREAM_MAX, err, sizeof(err))) {
 		snprintf(why, sizeof(why), "cannot talk QMP: %s", err);
 		vm_gone(v, why);
 		return;
