@@ -305,6 +305,27 @@ static char *stats_reply(struct bridge *b)
 	return return_reply(ret);
 }
 
+/*
+ * QEMU's reply as it goes to a client that gave no "id": libvirt's has
+ * libvirt's own (@reply freed)
+ */
+static char *without_id(char *reply)
+{
+	struct json_object *o = json_tokener_parse(reply);
+	char *s;
+
+	if (!o || !json_object_is_type(o, json_type_object) ||
+	    !json_object_object_get_ex(o, "id", NULL)) {
+		json_object_put(o);
+		return reply;
+	}
+	json_object_object_del(o, "id");
+	s = strdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
+	json_object_put(o);
+	free(reply);
+	return s;
+}
+
 /* the reply to one command, as QEMU would send it */
 static char *dispatch(struct bridge *b, const struct qmp_msg *m)
 {
@@ -336,7 +357,7 @@ static char *dispatch(struct bridge *b, const struct qmp_msg *m)
 	if (virDomainQemuMonitorCommand(b->dom, cmd, &reply, 0) < 0)
 		reply = error_reply("virDomainQemuMonitorCommand");
 	free(cmd);
-	return reply;
+	return reply ? without_id(reply) : NULL;
 }
 
 /* serve one peer: the greeting, then a reply per command until either end closes */
