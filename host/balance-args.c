@@ -35,7 +35,10 @@ static void usage(FILE *f)
 "\n"
 "VMs run by libvirt: --connect URI (qemu:///system) and one --domain NAME\n"
 "per domain (NAME of letters, digits, '_', '.' and '-'), with min= and max=\n"
-"as --vm's; libvirt carries the commands (the balloon's target by\n"
+"as --vm's.  --connect alone: every running domain whose balloon has\n"
+"working-set on, listed every second: a domain that starts is managed, one\n"
+"that stops is let go, one without the device is skipped with its reason.\n"
+"libvirt carries the commands (the balloon's target by\n"
 "virDomainSetMemoryFlags, its stats by virDomainMemoryStats), each domain's\n"
 "in a thread of its own under the same time-out; a domain that stops, or a\n"
 "libvirt that restarts, is down until it answers again.  --vm and --domain\n"
@@ -352,8 +355,10 @@ int balance_parse_args(int argc, char **argv, struct balance_cfg *c)
 		return e;
 	if (optind < argc)
 		return bad("argument", argv[optind], "balance takes options only");
-	if (!c->nr_vms) {
-		err_msg("balance: no --vm NAME=QMP_SOCKET nor --domain NAME given (try --help)");
+	/* --connect alone: every running domain (balance.c lists them) */
+	if (!c->nr_vms && !c->connect) {
+		err_msg("balance: no --vm NAME=QMP_SOCKET, --domain NAME nor --connect URI given "
+			"(try --help)");
 		return 2;
 	}
 	for (i = 0; i < c->nr_vms; i++)

@@ -19,6 +19,7 @@
  * each event without waiting: a peer that does not read loses its
  * connection, not the others' events.
  */
+#define _GNU_SOURCE	/* pipe2() */
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -40,7 +41,7 @@
 
 struct bridge {
 	int fd;				/* the thread's end */
-	char *uri, *domain;
+	char *uri, *domain, *device;	/* device: NULL, or the working-set balloon's path */
 	virConnectPtr conn;
 	virDomainPtr dom;
 	pthread_mutex_t wlock;		/* one message at a time on fd */
@@ -88,6 +89,7 @@ static void bridge_put(void *opaque)
 	pthread_mutex_destroy(&b->wlock);
 	free(b->uri);
 	free(b->domain);
+	free(b->device);
 	free(b);
 }
 
@@ -123,20 +125,29 @@ out:
 	pthread_mutex_unlock(&b->wlock);
 }
 
-/* {"error":{"class":"GenericError","desc":"libvirt: WHAT: libvirt's last error"}} */
-static char *error_reply(const char *what)
+/* {"error":{"class":"GenericError","desc":"libvirt: WHAT: DESC"}} (WHAT "skipped: ...": alone) */
+static char *error_reply_desc(const char *what, const char *why)
 {
 	struct json_object *o = json_object_new_object(), *e = json_object_new_object();
 	char desc[512];
 	char *s;
 
-	snprintf(desc, sizeof(desc), "libvirt: %s: %s", what, virGetLastErrorMessage());
+	if (!strncmp(what, "skipped: ", 9))
+		snprintf(desc, sizeof(desc), "%s", what);
+	else
+		snprintf(desc, sizeof(desc), "libvirt: %s: %s", what, why);
 	json_object_object_add(e, "class", json_object_new_string("GenericError"));
 	json_object_object_add(e, "desc", json_object_new_string(desc));
 	json_object_object_add(o, "error", e);
 	s = strdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
 	json_object_put(o);
 	return s;
+}
+
+/* the same with libvirt's last error */
+static char *error_reply(const char *what)
+{
+	return error_reply_desc(what, virGetLastErrorMessage());
 }
 
 static char *return_reply(struct json_object *ret)
@@ -191,8 +202,41 @@ static void on_close(virConnectPtr conn, int reason, void *opaque)
 	shutdown(b->fd, SHUT_RDWR);
 }
 
+/*
+ * The balloon at @b->device has working-set on: NULL, or why not in
+ * @why ("skipped: ...")
+ */
+static const char *ws_device(struct bridge *b, char *why, size_t len)
+{
+	struct json_object *cmd = json_object_new_object(), *args = json_object_new_object();
+	struct json_object *r = NULL, *ret;
+	char *reply = NULL;
+	const char *desc = NULL;
+	int on = 0;
+
+	json_object_object_add(cmd, "execute", json_object_new_string("qom-get"));
+	json_object_object_add(args, "path", json_object_new_string(b->device));
+	json_object_object_add(args, "property", json_object_new_string("working-set"));
+	json_object_object_add(cmd, "arguments", args);
+	if (virDomainQemuMonitorCommand(b->dom, json_object_to_json_string(cmd), &reply, 0) < 0) {
+		desc = virGetLastErrorMessage();
+	} else if ((r = json_tokener_parse(reply)) && json_object_object_get_ex(r, "return", &ret)) {
+		on = json_object_get_boolean(ret);
+		desc = "working-set is off";
+	} else {
+		desc = r ? qmp_error_desc(r) : NULL;
+	}
+	if (!on)
+		snprintf(why, len, "skipped: no balloon with working-set=on at %s (%s)", b->device,
+			 desc ? desc : "no reply");
+	json_object_put(r);
+	json_object_put(cmd);
+	free(reply);
+	return on ? NULL : why;
+}
+
 /* the connection, the domain, the events: NULL, or what failed */
-static const char *attach(struct bridge *b)
+static const char *attach(struct bridge *b, char *why, size_t len)
 {
 	if (!(b->conn = virConnectOpen(b->uri)))
 		return "cannot connect";
@@ -224,7 +268,7 @@ static const char *attach(struct bridge *b)
 	/* a domain stopped between the lookup and the registration */
 	if (virDomainIsActive(b->dom) != 1)
 		return "domain not running";
-	return NULL;
+	return b->device ? ws_device(b, why, len) : NULL;
 }
 
 static void detach(struct bridge *b)
@@ -367,11 +411,11 @@ static void *serve(void *arg)
 	const struct qmp_msg *m;
 	struct qmp_stream s;
 	const char *why;
-	char buf[4096], *r;
+	char buf[4096], *r, skip[384];
 	ssize_t n;
 	int rc;
 
-	why = attach(b);
+	why = attach(b, skip, sizeof(skip));
 	if (why) {
 		r = error_reply(why);
 		if (r)
@@ -407,7 +451,8 @@ out:
 	return NULL;
 }
 
-int virt_open(const char *uri, const char *domain, int nonblock, char *err, size_t err_len)
+int virt_open(const char *uri, const char *domain, const char *device, int nonblock,
+	      char *err, size_t err_len)
 {
 	struct bridge *b;
 	pthread_t t;
@@ -423,7 +468,8 @@ int virt_open(const char *uri, const char *domain, int nonblock, char *err, size
 		return -1;
 	}
 	b = calloc(1, sizeof(*b));
-	if (!b || !(b->uri = strdup(uri)) || !(b->domain = strdup(domain)))
+	if (!b || !(b->uri = strdup(uri)) || !(b->domain = strdup(domain)) ||
+	    (device && !(b->device = strdup(device))))
 		goto oom;
 	b->fd = sv[1];
 	b->refs = 1;
@@ -441,10 +487,104 @@ oom:
 	if (b) {
 		free(b->uri);
 		free(b->domain);
+		free(b->device);
 	}
 	free(b);
 	close(sv[0]);
 	close(sv[1]);
 	snprintf(err, err_len, "out of memory");
 	return -1;
+}
+
+struct lister {
+	char *uri;
+	unsigned int period_ms;
+	int fd;
+};
+
+/* one listing into the pipe (this thread waits while the reader is behind) */
+static void list_once(struct lister *l, virConnectPtr *conn)
+{
+	virDomainPtr *doms = NULL;
+	char line[512];
+	int n, i;
+
+	if (!*conn && !(*conn = virConnectOpen(l->uri))) {
+		snprintf(line, sizeof(line), "!cannot connect: %s\n", virGetLastErrorMessage());
+		if (write(l->fd, line, strlen(line)) < 0)
+			return;
+		return;
+	}
+	n = virConnectListAllDomains(*conn, &doms, VIR_CONNECT_LIST_DOMAINS_ACTIVE);
+	if (n < 0) {
+		snprintf(line, sizeof(line), "!cannot list the domains: %s\n",
+			 virGetLastErrorMessage());
+		virConnectClose(*conn);
+		*conn = NULL;
+		if (write(l->fd, line, strlen(line)) < 0)
+			return;
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		snprintf(line, sizeof(line), "%s\n", virDomainGetName(doms[i]));
+		if (write(l->fd, line, strlen(line)) < 0)
+			break;
+		virDomainFree(doms[i]);
+	}
+	for (; i < n; i++)
+		virDomainFree(doms[i]);
+	free(doms);
+	if (write(l->fd, ".\n", 2) < 0)
+		return;
+}
+
+static void *list_loop(void *arg)
+{
+	struct lister *l = arg;
+	virConnectPtr conn = NULL;
+
+	for (;;) {
+		/* a daemon that restarted: the old connection fails, a new one is made */
+		if (conn && virConnectIsAlive(conn) != 1) {
+			virConnectClose(conn);
+			conn = NULL;
+		}
+		list_once(l, &conn);
+		usleep(l->period_ms * 1000);
+	}
+	return NULL;
+}
+
+int virt_list_domains(const char *uri, unsigned int period_ms, char *err, size_t err_len)
+{
+	struct lister *l;
+	pthread_t t;
+	int p[2];
+
+	pthread_once(&loop_once, loop_start);
+	if (loop_err) {
+		snprintf(err, err_len, "cannot start libvirt's event loop");
+		return -1;
+	}
+	if (pipe2(p, O_CLOEXEC)) {
+		snprintf(err, err_len, "pipe: %s", strerror(errno));
+		return -1;
+	}
+	l = calloc(1, sizeof(*l));
+	if (l) {
+		l->fd = p[1];
+		l->period_ms = period_ms;
+	}
+	if (!l || !(l->uri = strdup(uri)) || pthread_create(&t, NULL, list_loop, l)) {
+		if (l)
+			free(l->uri);
+		free(l);
+		close(p[0]);
+		close(p[1]);
+		snprintf(err, err_len, "out of memory");
+		return -1;
+	}
+	pthread_detach(t);
+	fcntl(p[0], F_SETFL, fcntl(p[0], F_GETFL) | O_NONBLOCK);
+	return p[0];
 }

@@ -21,8 +21,20 @@
  * error whose desc says why, then closes; it closes too when libvirt's
  * connection closes (the daemon restarted) or the domain stops.  Returns
  * the descriptor (non-blocking when @nonblock), or -1 with the reason in
- * @err.
+ * @err.  With @device (a QOM path), a domain whose device there does not
+ * have working-set on is refused the same way, its desc beginning
+ * "skipped: ".
  */
-int virt_open(const char *uri, const char *domain, int nonblock, char *err, size_t err_len);
+int virt_open(const char *uri, const char *domain, const char *device, int nonblock,
+	      char *err, size_t err_len);
+
+/*
+ * The running domains of libvirt at @uri, listed again every @period_ms
+ * by a thread of its own: the read end of a pipe (non-blocking) that
+ * carries, per listing, a line per domain name, then a line "."; a
+ * listing that failed is one line "!REASON" instead.  -1 with the reason
+ * in @err.
+ */
+int virt_list_domains(const char *uri, unsigned int period_ms, char *err, size_t err_len);
 
 #endif /* __WSR_HOST_VIRT_H */

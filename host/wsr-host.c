@@ -331,7 +331,7 @@ static int connect_qmp(void)
 	}
 	if (sock)
 		return qmp_connect(&q, sock) ? 1 : -1;
-	q.fd = virt_open(uri, domain, 0, err, sizeof(err));
+	q.fd = virt_open(uri, domain, NULL, 0, err, sizeof(err));
 	if (q.fd < 0) {
 		err_msg("%s", err);
 		return 1;
