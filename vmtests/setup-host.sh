@@ -76,14 +76,15 @@ ensure_deb_src() {
 	return 0
 }
 
-# The QEMU driver looks its user up when libvirtd starts, even with
+# The QEMU driver looks its user and group up when libvirtd starts, even with
 # user "root" in the test's qemu.conf; libvirt-daemon-system (left out: it
 # brings a NAT network, iptables and polkit) would create it.
 ensure_libvirt_qemu_user() {
+	getent group libvirt-qemu >/dev/null || groupadd --system libvirt-qemu
 	getent passwd libvirt-qemu >/dev/null && return 0
 	getent group kvm >/dev/null || groupadd --system kvm
 	useradd --system --no-create-home --home-dir /var/lib/libvirt \
-		--shell /usr/sbin/nologin --gid kvm libvirt-qemu
+		--shell /usr/sbin/nologin --gid kvm --groups libvirt-qemu libvirt-qemu
 	log "created the libvirt-qemu user"
 }
 
