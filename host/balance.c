@@ -825,7 +825,7 @@ static void list_add(const char *name)
 	v->found = v->listed = 1;
 	if (i == cfg->nr_vms)
 		cfg_vms->nr_vms++;
-	say(v, "%s", "found running: managed");
+	say(v, "%s", "found running");
 }
 
 /*
