@@ -79,6 +79,15 @@ static void loop_start(void)
 		   pthread_create(&t, NULL, event_loop, NULL) || pthread_detach(t);
 }
 
+/* the event loop running (started by the first caller): 0, or -1 with @err */
+static int loop_ready(char *err, size_t err_len)
+{
+	pthread_once(&loop_once, loop_start);
+	if (loop_err)
+		snprintf(err, err_len, "cannot start libvirt's event loop");
+	return loop_err ? -1 : 0;
+}
+
 static void bridge_put(void *opaque)
 {
 	struct bridge *b = opaque;
@@ -458,11 +467,8 @@ int virt_open(const char *uri, const char *domain, const char *device, int nonbl
 	pthread_t t;
 	int sv[2];
 
-	pthread_once(&loop_once, loop_start);
-	if (loop_err) {
-		snprintf(err, err_len, "cannot start libvirt's event loop");
+	if (loop_ready(err, err_len))
 		return -1;
-	}
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv)) {
 		snprintf(err, err_len, "socketpair: %s", strerror(errno));
 		return -1;
@@ -561,11 +567,8 @@ int virt_list_domains(const char *uri, unsigned int period_ms, char *err, size_t
 	pthread_t t;
 	int p[2];
 
-	pthread_once(&loop_once, loop_start);
-	if (loop_err) {
-		snprintf(err, err_len, "cannot start libvirt's event loop");
+	if (loop_ready(err, err_len))
 		return -1;
-	}
 	if (pipe2(p, O_CLOEXEC)) {
 		snprintf(err, err_len, "pipe: %s", strerror(errno));
 		return -1;
