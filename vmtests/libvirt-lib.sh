@@ -179,8 +179,6 @@ lv_domain() {
 		    <serial type='file'><source path='$d/$name.console'/><target port='0'/></serial>
 		    <serial type='file'><source path='$d/$name.status'/><target port='1'/></serial>
 		    <memballoon model='virtio' freePageReporting='on'/>
-		    <graphics type='none'/>
-		    <video><model type='none'/></video>
 		  </devices>
 		  <qemu:commandline>
 		    <qemu:arg value='-L'/><qemu:arg value='$qemu/pc-bios'/>
