@@ -179,6 +179,7 @@ lv_domain() {
 		    <serial type='file'><source path='$d/$name.console'/><target port='0'/></serial>
 		    <serial type='file'><source path='$d/$name.status'/><target port='1'/></serial>
 		    <memballoon model='virtio' freePageReporting='on'/>
+		    <controller type='usb' model='none'/>
 		  </devices>
 		  <qemu:commandline>
 		    <qemu:arg value='-L'/><qemu:arg value='$qemu/pc-bios'/>
