@@ -224,7 +224,9 @@ test_libvirt_all_domains() {
 	dom_mark c CAPS-OK 120
 	d=$why why=$w
 	also_verdict wsr_service_capabilities_suffice_for_the_daemon_and_bound_it "$d"
-	# b destroyed, then started again
+	# b destroyed, then started again (a let run first: libvirt would
+	# wait 10 s for a stopped QEMU to take its SIGTERM)
+	kill -CONT "$(lv_qemu_pid a)"
 	lv_virsh destroy a >/dev/null 2>&1
 	lv_virsh destroy b >/dev/null 2>&1
 	t=$(date +%s.%N)
@@ -251,8 +253,9 @@ test_libvirt_all_domains() {
 	elif ! wait_for 60 first_decision b "$t"; then
 		bad "no decision for b after libvirtd's restart"
 	else
-		d=$(first_decision b "$t" | cut -d' ' -f2)
-		d=${d#time=}
+		d=$(first_decision b "$t")
+		echo "    | b's first decision after the restart: $(cut -c1-160 <<<"$d")" >&2
+		case "$d" in *" cause=none "*) d=none ;; *) d=$(cut -d' ' -f2 <<<"$d"); d=${d#time=} ;; esac
 		# the first report b made after balance was back
 		t=$(err_line 'vm=b (answering again|connected)' "$t" | cut -d' ' -f1)
 		w=$(awk -v t0="$t" '/"WORKING_SET_EVENT"/ {
@@ -260,7 +263,8 @@ test_libvirt_all_domains() {
 			match($0, /"microseconds": *[0-9]+/); u = substr($0, RSTART, RLENGTH); gsub(/[^0-9]/, "", u)
 			x = sprintf("%d.%06d", s, u); if (x + 0 > t0 - 0.05) { print x; exit } }' "$tmp/b.events")
 		echo "    | balance back at $t, b's next report at ${w:-none}, its next decision at $d" >&2
-		if [ -z "$w" ] || ! awk -v d="$d" -v r="$w" 'BEGIN { exit !(d + 0 >= r + 0) }'; then
+		# a decision with no report (cause=none) decided on nothing old
+		if [ "$d" != none ] && { [ -z "$w" ] || ! awk -v d="$d" -v r="$w" 'BEGIN { exit !(d + 0 >= r + 0) }'; }; then
 			bad "b decided at $d, before any report after the reconnect (${w:-none})"
 		fi
 	fi
