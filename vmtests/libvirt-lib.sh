@@ -165,6 +165,8 @@ lv_domain() {
 		    <initrd>$d/$name.initrd</initrd>
 		    <cmdline>console=ttyS0 quiet loglevel=4 pci=noacpi no_timer_check panic=-1 oops=panic rdinit=/init</cmdline>
 		  </os>
+		  <!-- without ACPI (libvirt's -no-acpi) the guest's poweroff halts, and QEMU stays -->
+		  <features><acpi/></features>
 		  <cpu mode='maximum' migratable='off'/>
 		  <on_poweroff>destroy</on_poweroff>
 		  <on_reboot>destroy</on_reboot>
