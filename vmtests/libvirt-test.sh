@@ -186,7 +186,7 @@ err_line() {
 # reports watched on b's own QMP socket, which libvirt's restart leaves
 # alone).
 test_libvirt_all_domains() {
-	local idle='. /host/transport-lib.sh; start_daemon; mark READY; sleep 900' bal t w d
+	local idle='. /host/transport-lib.sh; start_daemon; mark READY; sleep 900' bal t w="" d=""
 	local ws=working-set=on,working-set-bins=5 why caps
 	mkdir -p "$tmp/caps"
 	cp /usr/sbin/capsh /lib/x86_64-linux-gnu/libcap.so.2 "$WSR_ROOT/vmtests/caps-guest.sh" "$tmp/caps/"
