@@ -135,7 +135,7 @@ lv_stop() {
 # status port in NAME.status, a QMP socket of its own at NAME.qmp beside
 # libvirt's monitor, and the balloon's PROPS ("working-set=on,..." or
 # "") through <qemu:override> on libvirt's alias balloon0.  The initramfs
-# has tests/balloon as /host, and the folder $LV_HOST_DIR in it too if set.
+# has tests/balloon as /host.
 lv_domain() {
 	local name=$1 mib=$2 vcpus=$3 props=$4 kdir qemu cmd p d=$LV_DIR/domains over=""
 	shift 4
@@ -143,7 +143,7 @@ lv_domain() {
 	qemu=$("$WSR_ROOT"/vmtests/build-qemu.sh) || return 1
 	printf -v cmd '%q ' "$@"
 	"$WSR_ROOT"/vmtests/mkinitramfs.sh "$d/$name.initrd" "$cmd" "$kdir/modules" \
-		"$kdir/modules.list" "$WSR_ROOT/tests/balloon" ${LV_HOST_DIR:+"$LV_HOST_DIR"} || return 1
+		"$kdir/modules.list" "$WSR_ROOT/tests/balloon" || return 1
 	truncate -s 64M "$d/$name.disk"
 	mkfs.ext2 -q -F "$d/$name.disk" >/dev/null
 	IFS=, read -ra p <<<"$props"

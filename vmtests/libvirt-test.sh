@@ -178,8 +178,7 @@ err_line() {
 
 # balance --connect alone over three domains: a (working-set on, its QEMU
 # SIGSTOPped before balance starts), b (working-set on, idle) and c (no
-# working-set; it runs the daemon with wsr.service's capabilities alone,
-# vmtests/caps-guest.sh, those of the unit make install writes).  b is squeezed while a is stuck; c is skipped with its
+# working-set).  b is squeezed while a is stuck; c is skipped with its
 # reason in one line; b destroyed and started again is let go, then
 # managed again; libvirtd restarted under balance: balance reconnects,
 # and b's first decision after it waits for a report made after it (its
@@ -187,15 +186,9 @@ err_line() {
 # alone).
 test_libvirt_all_domains() {
 	local idle='. /host/transport-lib.sh; start_daemon; mark READY; sleep 900' bal t w="" d=""
-	local ws=working-set=on,working-set-bins=5 why caps
-	mkdir -p "$tmp/caps"
-	cp /usr/sbin/capsh /lib/x86_64-linux-gnu/libcap.so.2 "$WSR_ROOT/vmtests/caps-guest.sh" "$tmp/caps/"
-	make -s -C "$WSR_ROOT" BUILD="$BUILD" DESTDIR="$tmp/inst" PREFIX=/usr install >/dev/null ||
-		{ bad "make install"; return; }
-	caps=$(sed -n 's/^CapabilityBoundingSet=//p' "$tmp/inst/usr/lib/systemd/system/wsr.service" |
-		tr 'A-Z ' 'a-z,')
+	local ws=working-set=on,working-set-bins=5 why
 	why=$(lv_domain a 384 1 "$ws" sh -c "$idle" && lv_domain b 384 1 "$ws" sh -c "$idle" &&
-		LV_HOST_DIR=$tmp/caps lv_domain c 256 1 "" sh -c "sh /host/caps-guest.sh $caps; sleep 900" &&
+		lv_domain c 256 1 "" sh -c 'sleep 900' &&
 		lv_create a && lv_create b && lv_create c) || { bad "domains: $why"; return; }
 	G_DOM=b
 	kill -STOP "$(lv_qemu_pid a)" || { bad "cannot stop a's QEMU"; return; }
@@ -219,17 +212,12 @@ test_libvirt_all_domains() {
 		w="c's reason said $(grep -c 'vm=c .*skipped' "$tmp/all.err") times"
 	! grep -q ' vm=c ' "$tmp/all.dec" || w="a decision for c"
 	also_verdict libvirt_balance_skips_a_domain_without_the_device_with_its_reason "$w"
-	# its own reason, not the test's
-	w=$why why=""
-	dom_mark c CAPS-OK 120
-	d=$why why=$w
-	also_verdict wsr_service_capabilities_suffice_for_the_daemon_and_bound_it "$d"
 	# b destroyed, then started again (a let run first: libvirt would
 	# wait 10 s for a stopped QEMU to take its SIGTERM)
+	t=$(date +%s.%N)
 	kill -CONT "$(lv_qemu_pid a)"
 	lv_virsh destroy a >/dev/null 2>&1
 	lv_virsh destroy b >/dev/null 2>&1
-	t=$(date +%s.%N)
 	w=""
 	if ! wait_for 20 err_line 'vm=b not running: let go' "$t"; then
 		w="b not let go: $(tail -n 3 "$tmp/all.err" | tr '\n' '|')"
@@ -302,7 +290,6 @@ run_test libvirt_balance_deflates_a_guest_under_pressure_within_2s \
 run_test libvirt_balance_reconnects_after_libvirtd_restarts_and_decides_on_fresh_data \
 	--also libvirt_balance_a_stopped_qemu_holds_up_no_other_domain \
 	--also libvirt_balance_skips_a_domain_without_the_device_with_its_reason \
-	--also libvirt_balance_manages_a_domain_started_again \
-	--also wsr_service_capabilities_suffice_for_the_daemon_and_bound_it test_libvirt_all_domains
+	--also libvirt_balance_manages_a_domain_started_again test_libvirt_all_domains
 unfinished_verdicts
 [ "$FAILED" = 0 ]
