@@ -256,7 +256,9 @@ test_libvirt_all_domains() {
 			bad "b decided at $d, before any report after the reconnect (${w:-none})"
 		fi
 	fi
-	kill "$(jobs -p)" 2>/dev/null
+	# the watcher and balance's stderr reader (one pid a word)
+	# shellcheck disable=SC2046
+	kill $(jobs -p) 2>/dev/null
 	kill "$bal" 2>/dev/null
 	wait "$bal"
 	lv_virsh destroy c >/dev/null 2>&1
