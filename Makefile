@@ -10,6 +10,7 @@
 ## make dkms        the series' virtio_balloon for Debian's stock 6.1 kernel with DKMS, in $(BUILD)/dkms (README: a stock Debian guest)
 ## make setup       install the Debian packages wsr needs (vmtests/setup-host.sh, as root)
 ## make compile-commands  $(BUILD)/compile_commands.json for clangd and editors (bear; rebuilds wsr)
+## make install     install wsr, wsr-host, their --help texts and the systemd units (PREFIX, DESTDIR)
 ## make clean       remove $(BUILD)/
 ## make distclean   also remove $(WSR_CACHE): the kernel and QEMU trees and builds (all rebuilt next)
 ## make help        this list
@@ -38,6 +39,9 @@ JSONC_CFLAGS := $(shell pkg-config --cflags json-c 2>/dev/null)
 JSONC_LIBS   := $(shell pkg-config --libs json-c 2>/dev/null || echo -ljson-c)
 MHD_CFLAGS   := $(shell pkg-config --cflags libmicrohttpd 2>/dev/null)
 MHD_LIBS     := $(shell pkg-config --libs libmicrohttpd 2>/dev/null || echo -lmicrohttpd)
+# wsr-host's libvirt transport (libvirt-dev): libvirt's API and its QEMU
+# monitor's (host/virt.c), in threads of their own
+VIRT_LIBS    := $(shell pkg-config --libs libvirt libvirt-qemu 2>/dev/null || echo -lvirt -lvirt-qemu) -pthread
 # the balloon wire's values, from the kernel series' uapi header (wsr.h)
 UAPI     := $(BUILD)/uapi
 UAPI_H   := $(UAPI)/virtio_balloon_ws.h
@@ -74,7 +78,7 @@ GUEST_PROGS := $(GUEST)/wsr $(GUEST)/wsr-workload $(GUEST)/kfunc-probe
 GUEST_TESTS := $(wildcard tests/guest/*.sh)
 UNIT_TESTS  := $(patsubst tests/unit/%.c,$(BUILD)/unit/%,$(wildcard tests/unit/*.c))
 
-.PHONY: all dkms setup check check-long bench demo lint compile-commands clean distclean help FORCE
+.PHONY: install all dkms setup check check-long bench demo lint compile-commands clean distclean help FORCE
 .DELETE_ON_ERROR:
 .SECONDARY:
 
@@ -165,7 +169,7 @@ $(GUEST)/wsr: $(CLI_OBJ) $(LIBWSR) | $(GUEST)
 # libmicrohttpd
 $(BUILD)/wsr-host: $(OBJ)/host/wsr-host.o $(HOST_OBJ) $(LIBWSR) | $(BUILD)
 	$(call msg,LD,$@)
-	$(Q)$(CC) $(CFLAGS) -o $@ $(filter %.o,$^) $(LIBWSR) $(JSONC_LIBS) $(MHD_LIBS)
+	$(Q)$(CC) $(CFLAGS) -o $@ $(filter %.o,$^) $(LIBWSR) $(JSONC_LIBS) $(MHD_LIBS) $(VIRT_LIBS)
 
 $(GUEST)/kfunc-probe: $(OBJ)/tests/balloon/progs/kfunc_probe.o | $(GUEST)
 	$(call msg,LD,$@)
@@ -193,7 +197,7 @@ $(GUEST)/wsr-%: vmtests/%-guest.sh | $(GUEST)
 # and libwsr; what else it needs to run comes first, unlinked.
 $(BUILD)/unit/%: $(OBJ)/tests/unit/%.o $(LIBWSR) | $(BUILD)/unit
 	$(call msg,LD,$@)
-	$(Q)$(CC) $(CFLAGS) -o $@ $(filter $(OBJ)/%.o,$^) $(LIBWSR) $(LIBS) $(MHD_LIBS)
+	$(Q)$(CC) $(CFLAGS) -o $@ $(filter $(OBJ)/%.o,$^) $(LIBWSR) $(LIBS) $(MHD_LIBS) $(VIRT_LIBS)
 
 # the CLI's option parsing, through the built binary (it runs on the host:
 # options are parsed before anything needs BPF)
@@ -281,6 +285,35 @@ compile-commands: | $(BUILD)
 			-d "$$b" -o "$$b/compile_commands.json" && \
 		printf '  %-8s %s\n' GEN "$$b/compile_commands.json"; \
 	fi
+
+# make install: the two programs (the BPF objects are inside wsr, as
+# skeletons), their --help as text, the systemd units with this install's
+# paths, and balance's environment file, which an existing one is kept
+# over.  WSR_CAPS is the guest daemon's capability set: its unit grants
+# it and no more, and the capability test runs the daemon with it.
+PREFIX     ?= /usr/local
+BINDIR     ?= $(PREFIX)/bin
+DOCDIR     ?= $(PREFIX)/share/doc/wsr
+UNITDIR    ?= $(PREFIX)/lib/systemd/system
+SYSCONFDIR ?= /etc
+WSR_CAPS   := CAP_BPF CAP_PERFMON CAP_SYS_ADMIN CAP_SYS_RESOURCE
+UNIT_SED   := s|@BINDIR@|$(BINDIR)|g; s|@DOCDIR@|$(DOCDIR)|g; s|@SYSCONFDIR@|$(SYSCONFDIR)|g; \
+	s|@CAPS@|$(WSR_CAPS)|g
+
+install: $(GUEST)/wsr $(BUILD)/wsr-host
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DOCDIR) $(DESTDIR)$(UNITDIR) \
+		$(DESTDIR)$(SYSCONFDIR)/default
+	install -m 0755 $(GUEST)/wsr $(BUILD)/wsr-host $(DESTDIR)$(BINDIR)/
+	$(GUEST)/wsr --help >$(DESTDIR)$(DOCDIR)/wsr.txt
+	$(BUILD)/wsr-host --help >$(DESTDIR)$(DOCDIR)/wsr-host.txt
+	$(BUILD)/wsr-host balance --help >$(DESTDIR)$(DOCDIR)/wsr-host-balance.txt
+	for u in wsr wsr-host-balance; do \
+		sed '$(UNIT_SED)' systemd/$$u.service.in >$(DESTDIR)$(UNITDIR)/$$u.service && \
+		chmod 0644 $(DESTDIR)$(UNITDIR)/$$u.service || exit 1; \
+	done
+	[ -e $(DESTDIR)$(SYSCONFDIR)/default/wsr-host-balance ] || \
+		install -m 0644 systemd/wsr-host-balance.default \
+			$(DESTDIR)$(SYSCONFDIR)/default/wsr-host-balance
 
 clean:
 	rm -rf $(BUILD)

@@ -13,6 +13,7 @@ static void usage(FILE *f)
 {
 	fputs(
 "usage: wsr-host balance --vm NAME=QMP_SOCKET[,min=MIB][,max=MIB] [--vm ...]\n"
+"                        [--connect URI --domain NAME[,min=MIB][,max=MIB] ...]\n"
 "                        [--policy POLICY] [KNOBS] [--metrics ADDR:PORT] [--json]\n"
 "                        [--dry-run] [--on-exit keep|deflate]\n"
 "\n"
@@ -31,6 +32,17 @@ static void usage(FILE *f)
 "of more than 1 MiB or what is not JSON is closed, said once on stderr,\n"
 "and retried after --reconnect-ms, the wait doubling per failure up to a\n"
 "minute; the others go on at once.\n"
+"\n"
+"VMs run by libvirt: --connect URI (qemu:///system) and one --domain NAME\n"
+"per domain (NAME of letters, digits, '_', '.' and '-'), with min= and max=\n"
+"as --vm's.  --connect alone: every running domain whose balloon has\n"
+"working-set on, listed every second: a domain that starts is managed, one\n"
+"that stops is let go, one without the device is skipped with its reason.\n"
+"libvirt carries the commands (the balloon's target by\n"
+"virDomainSetMemoryFlags, its stats by virDomainMemoryStats), each domain's\n"
+"in a thread of its own under the same time-out; a domain that stops, or a\n"
+"libvirt that restarts, is down until it answers again.  --vm and --domain\n"
+"mix.\n"
 "\n"
 "operator controls:\n"
 "  --vm NAME=SOCKET,min=MIB,max=MIB\n"
@@ -209,6 +221,21 @@ static int parse_vm(const char *s, struct balance_cfg *c)
 	return 0;
 }
 
+/* NAME[,min=MIB][,max=MIB]: --vm's NAME=NAME,..., its socket the domain's name */
+static int parse_domain(const char *s, struct balance_cfg *c)
+{
+	size_t len = strcspn(s, ",=");
+	char vm[256];
+	int e;
+
+	if (s[len] == '=' || snprintf(vm, sizeof(vm), "%.*s=%s", (int)len, s, s) >= (int)sizeof(vm))
+		return bad("--domain", s, "NAME[,min=MIB][,max=MIB]");
+	e = parse_vm(vm, c);
+	if (!e)
+		c->vms[c->nr_vms - 1].libvirt = 1;
+	return e;
+}
+
 int balance_parse_args(int argc, char **argv, struct balance_cfg *c)
 {
 	enum { O_IDLE = 256, O_HEAD, O_MARGIN, O_HOLD, O_STEP, O_FLOOR, O_AGE, O_PCT,
@@ -216,6 +243,8 @@ int balance_parse_args(int argc, char **argv, struct balance_cfg *c)
 	       O_QMPTO, O_FOREIGN, O_IDLE_MIN, O_IDLE_MAX, O_SLO, O_PRESS, O_PTICK };
 	static const struct option opts[] = {
 		{ "vm", required_argument, NULL, 'v' },
+		{ "connect", required_argument, NULL, 'C' },
+		{ "domain", required_argument, NULL, 'D' },
 		{ "policy", required_argument, NULL, 'p' },
 		{ "metrics", required_argument, NULL, 'm' },
 		{ "device", required_argument, NULL, 'd' },
@@ -252,7 +281,7 @@ int balance_parse_args(int argc, char **argv, struct balance_cfg *c)
 	struct policy_knobs *k = &c->k;
 	struct wsr_err werr;
 	unsigned char addr[128];
-	unsigned int alen;
+	unsigned int alen, i;
 	int opt, e = 0;
 
 	memset(c, 0, sizeof(*c));
@@ -269,6 +298,8 @@ int balance_parse_args(int argc, char **argv, struct balance_cfg *c)
 	while (!e && (opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'v': e = parse_vm(optarg, c); break;
+		case 'C': c->connect = optarg; break;
+		case 'D': e = parse_domain(optarg, c); break;
 		case 'p':
 			if (policy_kind_parse(optarg, &k->kind))
 				e = bad("--policy", optarg,
@@ -324,10 +355,18 @@ int balance_parse_args(int argc, char **argv, struct balance_cfg *c)
 		return e;
 	if (optind < argc)
 		return bad("argument", argv[optind], "balance takes options only");
-	if (!c->nr_vms) {
-		err_msg("balance: no --vm NAME=QMP_SOCKET given (try --help)");
+	/* --connect alone: every running domain (balance.c lists them) */
+	if (!c->nr_vms && !c->connect) {
+		err_msg("balance: no --vm NAME=QMP_SOCKET, --domain NAME nor --connect URI given "
+			"(try --help)");
 		return 2;
 	}
+	for (i = 0; i < c->nr_vms; i++)
+		if (c->vms[i].libvirt && !c->connect) {
+			err_msg("balance: --domain %s needs --connect URI (try --help)",
+				c->vms[i].name);
+			return 2;
+		}
 	if (k->idle_min_ms > k->idle_max_ms) {
 		err_msg("balance: --idle-min-ms %llu is above --idle-max-ms %llu (try --help)",
 			(unsigned long long)k->idle_min_ms, (unsigned long long)k->idle_max_ms);

@@ -13,7 +13,8 @@
 
 struct balance_vm {
 	char name[64];		/* [A-Za-z0-9_.-]: a log word and a metrics label */
-	char sock[108];		/* a unix socket's path (sun_path's size) */
+	char sock[108];		/* a unix socket's path (sun_path's size), or the domain's name */
+	int libvirt;		/* --domain: sock names a domain of --connect's libvirt */
 	__u64 min, max;		/* bytes, the target's bounds (0: --floor-mib, the RAM) */
 };
 
@@ -36,6 +37,7 @@ struct balance_cfg {
 	__u64 stats_s;			/* guest-stats-polling-interval */
 	const char *device;		/* the balloon's QOM path */
 	const char *metrics;		/* ADDR:PORT, or NULL */
+	const char *connect;		/* libvirt's URI for the --domain VMs, or NULL */
 	int json;
 	int dry_run;			/* decide and log, send no balloon command */
 	enum balance_on_exit on_exit;

@@ -24,11 +24,13 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <time.h>
+#include <unistd.h>
 #include <json-c/json.h>
 #include "libwsr.h"
 #include "balance-args.h"
 #include "client.h"
 #include "metrics.h"
+#include "virt.h"
 
 #define MIB (1ULL << 20)
 
@@ -132,10 +134,21 @@ struct vm {
 	int ref_valid;
 	__u64 ref;			/* closest to sent seen since, or where the balloon sat */
 	double foreign_until;		/* hands off until then */
+
+	/* balance --connect alone: a running domain found by the listing */
+	int found;			/* found by the listing (not a --vm or --domain) */
+	int listed;			/* in the listing being read */
+	int removed;			/* let go: a free slot */
 };
 
 static const struct balance_cfg *cfg;
+/* the same, for the domains the listing adds to its VMs */
+static struct balance_cfg *cfg_vms;
 static struct vm *vms;
+/* balance --connect alone: libvirt's running domains (virt_list_domains()), -1 without */
+static int list_fd = -1;
+static char list_buf[4096], list_err[256];
+static size_t list_len;
 /* 1: stop (SIGTERM, SIGINT); 2: a second signal, stop at once */
 static volatile sig_atomic_t stop;
 static int exiting;
@@ -217,6 +230,15 @@ static void vm_fail(struct vm *v, const char *why)
 	v->busy = v->in_tick = v->exit_deflate = v->exit_inflight = 0;
 	v->queued = 0;
 	v->configured = v->stats_on = v->pending = 0;
+	/*
+	 * what the VM said before is stale once it is down (a restarted
+	 * QEMU, a libvirt that lost it): no decision until it says it again
+	 */
+	v->have_report = v->new_report = v->have_stats = v->new_stats = 0;
+	v->unseen_reclaims = 0;
+	v->actual = 0;
+	/* and the first decision after it comes back is logged, whatever it is */
+	v->last_keep[0] = 0;
 	v->next_connect = now_ms() + delay;
 	v->last_err[0] = 0;
 }
@@ -532,6 +554,16 @@ static void vm_msg(struct vm *v, const struct qmp_msg *m)
 
 	switch (v->state) {
 	case VM_GREETING:
+		/* libvirt's answer when the domain cannot be had (virt.c) */
+		if (k == QMP_ERROR && qmp_error_desc(m->obj)) {
+			/* a domain that is not running has no guest left squeezed */
+			if (strstr(qmp_error_desc(m->obj), "domain not running") ||
+			    strstr(qmp_error_desc(m->obj), "no such domain"))
+				vm_gone(v, qmp_error_desc(m->obj));
+			else
+				vm_fail(v, qmp_error_desc(m->obj));
+			return;
+		}
 		if (k != QMP_GREETING) {
 			vm_fail(v, "no QMP greeting");
 			return;
@@ -574,8 +606,17 @@ static void vm_msg(struct vm *v, const struct qmp_msg *m)
 static void vm_connect(struct vm *v)
 {
 	char err[128], why[192];
+	int fd;
 
-	if (qmp_open_nb(&v->q, v->arg->sock, STREAM_MAX, err, sizeof(err))) {
+	if (v->arg->libvirt) {
+		/* the thread's own connection: its answer, greeting or error, comes on fd */
+		fd = virt_open(cfg->connect, v->arg->sock, cfg->device, 1, err, sizeof(err));
+		if (fd < 0 || qmp_adopt_nb(&v->q, fd, STREAM_MAX, err, sizeof(err))) {
+			snprintf(why, sizeof(why), "libvirt: %s", err);
+			vm_fail(v, why);
+			return;
+		}
+	} else if (qmp_open_nb(&v->q, v->arg->sock, STREAM_MAX, err, sizeof(err))) {
 		snprintf(why, sizeof(why), "cannot talk QMP: %s", err);
 		vm_gone(v, why);
 		return;
@@ -728,9 +769,9 @@ static void vm_step(struct vm *v, double *next)
 
 static char *scrape(void *arg)
 {
-	struct metrics_vm *m = calloc(cfg->nr_vms, sizeof(*m));
+	struct metrics_vm *m = calloc(cfg->nr_vms ? cfg->nr_vms : 1, sizeof(*m));
 	double now = now_ms();
-	unsigned int i;
+	unsigned int i, n = 0;
 	char *text;
 
 	(void)arg;
@@ -739,7 +780,9 @@ static char *scrape(void *arg)
 	for (i = 0; i < cfg->nr_vms; i++) {
 		struct vm *v = &vms[i];
 
-		m[i] = (struct metrics_vm){
+		if (v->removed)
+			continue;
+		m[n++] = (struct metrics_vm){
 			.name = v->arg->name, .up = v->state == VM_UP,
 			.report = v->have_report ? &v->report : NULL,
 			.report_age_s = (now - v->report_ms) / 1e3,
@@ -749,11 +792,107 @@ static char *scrape(void *arg)
 				  (v->st.cost.idle_ms ? v->st.cost.idle_ms : v->k.idle_ms) / 1e3,
 			.promotion_rate = v->st.cost.idle_ms ? v->st.cost.rate_ppm / 1e6 : -1,
 		};
-		memcpy(m[i].reports, v->reports, sizeof(m[i].reports));
+		memcpy(m[n - 1].reports, v->reports, sizeof(m[n - 1].reports));
 	}
-	text = metrics_text(m, cfg->nr_vms);
+	text = metrics_text(m, n);
 	free(m);
 	return text;
+}
+
+/* a running domain the listing named: managed from now on (a free slot, or a new one) */
+static void list_add(const char *name)
+{
+	struct balance_vm *a;
+	struct vm *v;
+	unsigned int i;
+
+	for (i = 0; i < cfg->nr_vms && !vms[i].removed; i++)
+		;
+	if (i == BALANCE_MAX_VMS) {
+		info_msg("domain %s: skipped: balance manages %d VMs at most", name, BALANCE_MAX_VMS);
+		return;
+	}
+	a = &cfg_vms->vms[i];
+	memset(a, 0, sizeof(*a));
+	snprintf(a->name, sizeof(a->name), "%.63s", name);
+	snprintf(a->sock, sizeof(a->sock), "%.63s", name);
+	a->libvirt = 1;
+	v = &vms[i];
+	memset(v, 0, sizeof(*v));
+	v->arg = a;
+	v->q.fd = -1;
+	v->k = cfg->k;
+	v->found = v->listed = 1;
+	if (i == cfg->nr_vms)
+		cfg_vms->nr_vms++;
+	say(v, "%s", "found running");
+}
+
+/*
+ * One line of the listing: a running domain (added when new), "." at its
+ * end (a found domain not in it, and down, is let go), "!REASON" when it
+ * failed (nothing let go on it: a restarting daemon lists nothing)
+ */
+static void list_line(const char *line)
+{
+	unsigned int i;
+	size_t k;
+
+	if (line[0] == '!') {
+		if (strcmp(line + 1, list_err))
+			info_msg("libvirt: %s", line + 1);
+		snprintf(list_err, sizeof(list_err), "%.255s", line + 1);
+		return;
+	}
+	if (strcmp(line, ".")) {
+		for (i = 0; i < cfg->nr_vms; i++)
+			if (!vms[i].removed && !strcmp(vms[i].arg->name, line)) {
+				vms[i].listed = 1;
+				return;
+			}
+		/* a metrics label and a log word: the names --vm takes */
+		for (k = 0; line[k] && strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+					       "0123456789_.-", line[k]); k++)
+			;
+		if (line[k] || k >= sizeof(vms[0].arg->name))
+			info_msg("domain %s: skipped: its name is not one of letters, digits, '_', "
+				 "'.' and '-', at most 63", line);
+		else
+			list_add(line);
+		return;
+	}
+	list_err[0] = 0;
+	for (i = 0; i < cfg->nr_vms; i++) {
+		struct vm *v = &vms[i];
+
+		if (v->found && !v->removed && !v->listed && v->state == VM_DOWN) {
+			say(v, "%s", "not running: let go");
+			qmp_close(&v->q);
+			v->removed = 1;
+		}
+		v->listed = 0;
+	}
+}
+
+/* what the listing thread wrote; a name too long for the buffer is dropped */
+static void list_io(void)
+{
+	char *nl;
+	ssize_t n;
+
+	n = read(list_fd, list_buf + list_len, sizeof(list_buf) - 1 - list_len);
+	if (n <= 0)
+		return;
+	list_len += n;
+	list_buf[list_len] = 0;
+	while ((nl = strchr(list_buf, '\n'))) {
+		*nl = 0;
+		list_line(list_buf);
+		list_len -= nl + 1 - list_buf;
+		memmove(list_buf, nl + 1, list_len + 1);
+	}
+	if (list_len == sizeof(list_buf) - 1)
+		list_len = 0;
 }
 
 static void on_signal(int sig)
@@ -775,7 +914,8 @@ static int turn(struct pollfd *pfd, struct metrics_server *ms, double max_ms)
 	int timeout, mt;
 
 	for (i = 0; i < cfg->nr_vms; i++)
-		vm_step(&vms[i], &next);
+		if (!vms[i].removed)
+			vm_step(&vms[i], &next);
 	for (i = 0; i < cfg->nr_vms; i++) {
 		struct vm *v = &vms[i];
 
@@ -787,6 +927,8 @@ static int turn(struct pollfd *pfd, struct metrics_server *ms, double max_ms)
 	}
 	if (ms)
 		pfd[n] = (struct pollfd){ .fd = metrics_fd(ms), .events = POLLIN };
+	if (list_fd >= 0)
+		pfd[n + !!ms] = (struct pollfd){ .fd = list_fd, .events = POLLIN };
 	now = now_ms();
 	timeout = next > now ? (int)(next - now) + 1 : 0;
 	if (ms && (mt = metrics_timeout_ms(ms)) >= 0 && mt < timeout)
@@ -794,7 +936,7 @@ static int turn(struct pollfd *pfd, struct metrics_server *ms, double max_ms)
 	ts.tv_sec = timeout / 1000;
 	ts.tv_nsec = timeout % 1000 * 1000000L;
 	/* SIGTERM and SIGINT come only here, never between the check of stop and the wait */
-	if (ppoll(pfd, n + !!ms, &ts, &unblocked) < 0 && errno != EINTR) {
+	if (ppoll(pfd, n + !!ms + (list_fd >= 0), &ts, &unblocked) < 0 && errno != EINTR) {
 		err_msg("ppoll: %s", strerror(errno));
 		return -1;
 	}
@@ -803,6 +945,8 @@ static int turn(struct pollfd *pfd, struct metrics_server *ms, double max_ms)
 			vm_io(&vms[at[i]], pfd[i].revents);
 	if (ms)
 		metrics_run(ms);
+	if (list_fd >= 0 && pfd[n + !!ms].revents)
+		list_io();
 	return 0;
 }
 
@@ -824,7 +968,7 @@ static int finish(struct pollfd *pfd, struct metrics_server *ms)
 	for (i = 0; i < cfg->nr_vms; i++) {
 		struct vm *v = &vms[i];
 
-		if (!v->touched)
+		if (!v->touched || v->removed)
 			continue;
 		if (v->foreign_until) {
 			say(v, "%s", "on exit: left as it is (its target was set elsewhere)");
@@ -893,8 +1037,10 @@ int cmd_balance(int argc, char **argv)
 	stop = 0;
 	exiting = 0;
 	exit_failed = 0;
-	vms = calloc(c.nr_vms, sizeof(*vms));
-	pfd = calloc(c.nr_vms + 1, sizeof(*pfd));
+	cfg_vms = &c;
+	/* room for what the listing adds, a metrics server and the listing */
+	vms = calloc(BALANCE_MAX_VMS, sizeof(*vms));
+	pfd = calloc(BALANCE_MAX_VMS + 2, sizeof(*pfd));
 	if (!vms || !pfd)
 		return 1;
 	for (i = 0; i < c.nr_vms; i++) {
@@ -926,6 +1072,16 @@ int cmd_balance(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
+	if (!c.nr_vms) {
+		list_fd = virt_list_domains(c.connect, 1000, list_err, sizeof(list_err));
+		if (list_fd < 0) {
+			err_msg("balance: %s", list_err);
+			return 1;
+		}
+		list_err[0] = 0;
+		info_msg("balancing every running domain of %s whose balloon has working-set on",
+			 c.connect);
+	}
 	info_msg("balancing %u VM(s), policy %s%s%s%s", c.nr_vms, policy_kind_name(c.k.kind),
 		 c.dry_run ? ", dry run (no balloon command sent)" : "",
 		 c.metrics ? ", metrics on http://" : "", c.metrics ? c.metrics : "");

@@ -141,7 +141,6 @@ int qmp_exec_built(struct qmp *q, char *cmd, const struct qmp_msg **reply)
 int qmp_connect(struct qmp *q, const char *path)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	const struct qmp_msg *m;
 
 	if (strlen(path) >= sizeof(sa.sun_path)) {
 		err_msg("socket path too long: %s", path);
@@ -153,11 +152,23 @@ int qmp_connect(struct qmp *q, const char *path)
 		err_msg("cannot connect to %s: %s", path, strerror(errno));
 		return -1;
 	}
+	return qmp_handshake(q, path);
+}
+
+int qmp_handshake(struct qmp *q, const char *what)
+{
+	const struct qmp_msg *m;
+	const char *desc;
+
 	if (qmp_stream_init(&q->s))
 		return -1;
 	m = qmp_next(q, -1);
 	if (!m || qmp_kind(m->obj) != QMP_GREETING) {
-		err_msg("no QMP greeting on %s", path);
+		desc = m ? qmp_error_desc(m->obj) : NULL;
+		if (desc)
+			err_msg("%s: %s", what, desc);
+		else
+			err_msg("no QMP greeting on %s", what);
 		return -1;
 	}
 	return qmp_exec_built(q, qmp_cmd("qmp_capabilities"), NULL) ? -1 : 0;
@@ -192,6 +203,13 @@ int qmp_open_nb(struct qmp *q, const char *path, size_t max, char *err, size_t e
 		qmp_close(q);
 		return -1;
 	}
+	return qmp_adopt_nb(q, q->fd, max, err, err_len);
+}
+
+int qmp_adopt_nb(struct qmp *q, int fd, size_t max, char *err, size_t err_len)
+{
+	memset(q, 0, sizeof(*q));
+	q->fd = fd;
 	if (qmp_stream_init(&q->s)) {
 		snprintf(err, err_len, "out of memory");
 		qmp_close(q);

@@ -21,6 +21,13 @@ struct qmp {
  */
 int qmp_connect(struct qmp *q, const char *path);
 
+/*
+ * On a connected socket (virt.c's): the greeting, then qmp_capabilities;
+ * 0 or -1 (said on stderr, naming @what, with the greeting's error if it
+ * was one)
+ */
+int qmp_handshake(struct qmp *q, const char *what);
+
 /* ms of CLOCK_MONOTONIC, the clock of the deadlines below */
 double now_ms(void);
 
@@ -64,6 +71,9 @@ int qmp_exec_built(struct qmp *q, char *cmd, const struct qmp_msg **reply);
  * @max bytes: 0, or -1 with the reason in @err.
  */
 int qmp_open_nb(struct qmp *q, const char *path, size_t max, char *err, size_t err_len);
+
+/* the same on a connected non-blocking socket (virt.c's), which @q then owns */
+int qmp_adopt_nb(struct qmp *q, int fd, size_t max, char *err, size_t err_len);
 
 /* close the socket, free the stream and what was not sent (fd -1 after) */
 void qmp_close(struct qmp *q);

@@ -18,6 +18,7 @@
 #include "balance.h"
 #include "client.h"
 #include "qmp.h"
+#include "virt.h"
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
@@ -25,6 +26,9 @@
 #define OPTIONS_HELP \
 "options, before the command or after it:\n" \
 "  --qmp SOCKET         QMP socket of the QEMU (-qmp unix:SOCKET,server=on,wait=off)\n" \
+"  --connect URI --domain NAME\n" \
+"                       or the running domain NAME of libvirt at URI (its QEMU's\n" \
+"                       monitor through libvirt's API)\n" \
 "  --device PATH        QOM path of the balloon (default /machine/peripheral/balloon0)\n" \
 "  -h, --help           this help (wsr-host COMMAND --help: the command's)\n"
 
@@ -35,8 +39,8 @@ struct opts {
 	int waits;	/* request: an option that only waiting uses was given */
 };
 
-/* --qmp, --device, and the commands' options however placed */
-static const char *sock, *device = "/machine/peripheral/balloon0";
+/* --qmp (or --connect and --domain), --device, and the commands' options however placed */
+static const char *sock, *uri, *domain, *device = "/machine/peripheral/balloon0";
 static struct opts o = { .count = -1, .timeout_ms = 10000 };
 static struct qmp q;
 /* the command running, whose usage its --help prints */
@@ -250,6 +254,8 @@ static int take_opt(int opt, const char *arg)
 static const struct option options[] = {
 	{ "qmp", required_argument, NULL, 'q' },
 	{ "device", required_argument, NULL, 'd' },
+	{ "connect", required_argument, NULL, 'U' },
+	{ "domain", required_argument, NULL, 'N' },
 	{ "json", no_argument, NULL, 'j' },
 	{ "count", required_argument, NULL, 'c' },
 	{ "batch", required_argument, NULL, 'b' },
@@ -282,8 +288,9 @@ static int cmd_options(int argc, char **argv)
 			cmd_usage(cur, stdout);
 			return 0;
 		}
-		if (opt == 'q' || opt == 'd') {
-			*(opt == 'q' ? &sock : &device) = optarg;
+		if (opt == 'q' || opt == 'd' || opt == 'U' || opt == 'N') {
+			*(opt == 'q' ? &sock : opt == 'd' ? &device : opt == 'U' ? &uri : &domain) =
+				optarg;
 			continue;
 		}
 		if (opt == '?') {
@@ -315,11 +322,22 @@ static bool wants_help(int argc, char **argv)
  */
 static int connect_qmp(void)
 {
-	if (!sock) {
-		err_msg("%s needs --qmp SOCKET (try --help)", cur->name);
+	char err[128], what[160];
+
+	if (!sock == !(uri || domain) || (!sock && !(uri && domain))) {
+		err_msg("%s needs --qmp SOCKET, or --connect URI and --domain NAME (try --help)",
+			cur->name);
 		return 2;
 	}
-	return qmp_connect(&q, sock) ? 1 : -1;
+	if (sock)
+		return qmp_connect(&q, sock) ? 1 : -1;
+	q.fd = virt_open(uri, domain, NULL, 0, err, sizeof(err));
+	if (q.fd < 0) {
+		err_msg("%s", err);
+		return 1;
+	}
+	snprintf(what, sizeof(what), "domain %s at %s", domain, uri);
+	return qmp_handshake(&q, what) ? 1 : -1;
 }
 
 /* the options after the command, then the connection: -1 to go on, else the exit status */
@@ -526,6 +544,7 @@ static const struct wsr_cmd *const cmds[] = {
 static void usage(FILE *f)
 {
 	fputs("usage: wsr-host --qmp SOCKET COMMAND [ARGS]\n"
+	      "       wsr-host --connect URI --domain NAME COMMAND [ARGS]\n"
 	      "       wsr-host balance --vm NAME=SOCKET [--vm ...] [OPTIONS] (see balance --help)\n"
 	      "\n"
 	      "Drive a guest's working-set reporting over QMP.\n"
@@ -537,7 +556,8 @@ static void usage(FILE *f)
 	      "examples (a device with working-set-bins=5: one bound fewer than bins):\n"
 	      "  wsr-host --qmp /tmp/vm.qmp config 1000,2000,4000,8000 500 1000\n"
 	      "  wsr-host --qmp /tmp/vm.qmp request --count 1 && wsr-host --qmp /tmp/vm.qmp show\n"
-	      "  wsr-host --qmp /tmp/vm.qmp watch --json --count 10\n", f);
+	      "  wsr-host --qmp /tmp/vm.qmp watch --json --count 10\n"
+	      "  wsr-host --connect qemu:///system --domain vm1 show\n", f);
 }
 
 int main(int argc, char **argv)
@@ -554,6 +574,12 @@ int main(int argc, char **argv)
 			break;
 		case 'd':
 			device = optarg;
+			break;
+		case 'U':
+			uri = optarg;
+			break;
+		case 'N':
+			domain = optarg;
 			break;
 		case 'h':
 			usage(stdout);

@@ -40,7 +40,8 @@ tree() {
 	# runners printing PASS per test (SCRIPT TEST...)
 	local r w
 	for r in "progress-test.sh p_one p_two" "check-test.sh c_one" "qmp-test.sh q_one" "lint.sh l_one" \
-		"qtest-balloon.sh t_one" "selftest.sh h_one h_two" "fuzz-host-args.sh f_one" "dkms-test.sh d_one"; do
+		"qtest-balloon.sh t_one" "selftest.sh h_one h_two" "fuzz-host-args.sh f_one" "dkms-test.sh d_one" \
+		"install-test.sh i_one" "libvirt-test.sh v_one"; do
 		read -r -a w <<<"$r"
 		# shellcheck disable=SC2016 # the stub's own expansions
 		stub "$d/vmtests/${w[0]}" "n=${w[0]%.sh}; tests=(${w[*]:1})"'
@@ -119,7 +120,9 @@ dir=$(dirname "$0")/../tests/guest
 	host-balloon-debug/balloon_works_on_debug_only
 	host-balloon-stock/balloon_works
 	host-balloon/balloon_works
+	host-libvirt/v_one
 	host-qmp/q_one
+	install/i_one
 	lint/l_one
 	qemu/t_one
 	unit/test_a/a_one
@@ -163,10 +166,10 @@ lane() {
 	running=$((running + 1))
 }
 
-change="" lane check a_clean_run_of_every_listed_test_passes 0 '^28 passed, 0 failed$'
-change="" lane check a_restricted_run_expects_only_what_it_selects 0 '^16 passed, 0 failed$' -- \
+change="" lane check a_clean_run_of_every_listed_test_passes 0 '^30 passed, 0 failed$'
+change="" lane check a_restricted_run_expects_only_what_it_selects 0 '^17 passed, 0 failed$' -- \
 	WSR_TESTS=estimator_a WSR_BALLOON_TESTS=none WSR_DEBUG_TESTS=none WSR_STOCK_TESTS=none \
-	WSR_SKIP_SELFTEST=1
+	WSR_SKIP_SELFTEST=1 WSR_LIBVIRT_TESTS=none
 change="" lane check a_runner_that_stops_with_no_fail_fails_the_run 1 \
 	'^FAIL build-progress/runner: exited with status 3, no test failed' \
 	'^FAIL build-progress/p_two: listed in tests/inventory, but did not run$' -- STUB_ABORT=progress-test
@@ -190,7 +193,7 @@ change="" lane check an_empty_metrics_exposition_fails_the_run 1 \
 change='rm build/unit/test_b' lane check a_unit_test_not_built_fails_the_run 1 \
 	'^FAIL unit/test_b/runner: not built' '^FAIL unit/test_b/b_one: listed in tests/inventory, but did not run$'
 change='cp build/unit/test_b build/unit/test_gone' lane check a_stale_unit_binary_does_not_run 0 \
-	'^28 passed, 0 failed$'
+	'^30 passed, 0 failed$'
 change='sed -i "/^#/!d" tests/inventory' lane check an_empty_inventory_fails_the_run 1 \
 	'^FAIL inventory/list: .* lists no test$'
 change='sed -i "/^set -u/a exit 7" vmtests/inventory.sh' lane check an_inventory_check_that_stops_fails_the_run 1 \

@@ -12,6 +12,8 @@
 #                            (vmtests/balloon-test.sh --list names them)
 #   WSR_DEBUG_TESTS="pattern ..."    the guest and balloon tests to run on
 #                            the debug kernel (default: see DEBUG_TESTS)
+#   WSR_LIBVIRT_TESTS="pattern ..."  only the matching libvirt tests
+#                            (vmtests/libvirt-test.sh --list names them)
 #   WSR_SKIP_SELFTEST=1      skip the harness's own tests (for quick runs)
 # A pattern that matches no test that ran fails the run; "none" runs
 # nothing in that section on purpose.  tests/inventory lists every test:
@@ -315,6 +317,12 @@ if [ -n "$stock_balloon" ]; then
 	section "host balloon tests on Debian's stock kernel with the DKMS module"
 	run_runner host-balloon-stock env WSR_BALLOON_KERNEL=stock-dkms WSR_BALLOON_CYCLES=2 \
 		WSR_BALLOON_TESTS="$stock_balloon" "$WSR_ROOT"/vmtests/balloon-test.sh
+fi
+# one libvirtd of the tests' own for every libvirt test (vmtests/libvirt-lib.sh)
+section "libvirt (wsr-host through a libvirtd of the tests' own), make install and the systemd units"
+run_runner install "$WSR_ROOT"/vmtests/install-test.sh
+if [ "${WSR_LIBVIRT_TESTS:-}" != none ]; then
+	run_runner host-libvirt "$WSR_ROOT"/vmtests/libvirt-test.sh
 fi
 if [ "${WSR_SKIP_SELFTEST:-0}" != 1 ]; then
 	section "harness tests"

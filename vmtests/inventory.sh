@@ -64,6 +64,7 @@ selected() {
 	case "${1%%/*}" in
 	harness) [ "${WSR_SKIP_SELFTEST:-0}" != 1 ] ;;
 	host-balloon) matches_var "$n" WSR_BALLOON_TESTS ;;
+	host-libvirt) matches_var "$n" WSR_LIBVIRT_TESTS ;;
 	host-balloon-debug) matches_var "$n" WSR_BALLOON_TESTS && matches_var "$n" WSR_DEBUG_TESTS ;;
 	host-balloon-stock) matches_var "$n" WSR_BALLOON_TESTS ;;
 	guest-ours) matches_var "$n" WSR_TESTS ;;
@@ -135,4 +136,5 @@ pattern_check WSR_TESTS guest-ours
 pattern_check WSR_BALLOON_TESTS host-balloon host-balloon-debug host-balloon-stock
 pattern_check WSR_DEBUG_TESTS host-balloon-debug guest-debug
 pattern_check WSR_STOCK_TESTS guest-stock
+pattern_check WSR_LIBVIRT_TESTS host-libvirt
 [ "${#findings[@]}" = 0 ] || { printf '%s\n' "${findings[@]}" | LC_ALL=C sort; exit 1; }

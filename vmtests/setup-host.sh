@@ -14,6 +14,7 @@ linux-source-6.1 dwarves flex bison bc libssl-dev xz-utils zstd kmod rsync
 busybox-static cpio seabios qemu-system-data e2fsprogs shellcheck bear dkms
 dpkg-dev ninja-build meson python3 libglib2.0-dev libpixman-1-dev libfdt-dev
 libslirp-dev gnuplot-nox curl
+libvirt-daemon libvirt-daemon-driver-qemu libvirt-clients libvirt-dev systemd
 "
 SRC_LIST=/etc/apt/sources.list.d/wsr-deb-src.sources
 
@@ -75,6 +76,18 @@ ensure_deb_src() {
 	return 0
 }
 
+# The QEMU driver looks its user and group up when libvirtd starts, even with
+# user "root" in the test's qemu.conf; libvirt-daemon-system (left out: it
+# brings a NAT network, iptables and polkit) would create it.
+ensure_libvirt_qemu_user() {
+	getent group libvirt-qemu >/dev/null || groupadd --system libvirt-qemu
+	getent passwd libvirt-qemu >/dev/null && return 0
+	getent group kvm >/dev/null || groupadd --system kvm
+	useradd --system --no-create-home --home-dir /var/lib/libvirt \
+		--shell /usr/sbin/nologin --gid kvm --groups libvirt-qemu libvirt-qemu
+	log "created the libvirt-qemu user"
+}
+
 main() {
 	local need_update=0 missing
 	if [ "$(id -u)" != 0 ]; then
@@ -83,6 +96,7 @@ main() {
 	fi
 	ensure_deb_src && need_update=1
 	missing=$(missing_pkgs)
+	ensure_libvirt_qemu_user
 	[ -n "$missing" ] || [ "$need_update" = 1 ] || return 0
 	export DEBIAN_FRONTEND=noninteractive
 	log "installing:$missing"

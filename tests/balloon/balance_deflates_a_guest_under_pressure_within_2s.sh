@@ -123,25 +123,39 @@ host_on() { local s=$1; shift; timeout 20 "$HOST" --qmp "$s" "$@"; }
 # 32 MiB within 2 s of the report's QEMU time stamp.  The metrics endpoint
 # of the first balance is checked on the way.
 test_balance_deflates_under_pressure() {
-	local obs=$tmp/obs.qmp port=$((20000 + RANDOM % 20000)) watcher bal poller t_r fault
-	local ok a0 a1 t_start
+	local obs=$tmp/obs.qmp
 	guest_start working-set=on,working-set-bins=5 \
 		--qemu-arg -qmp --qemu-arg "unix:$obs,server=on,wait=off" || return
 	wait_mark READY 200 || return
-	"$HOST" --qmp "$G_EVENTS" watch --json >"$tmp/events" 2>&1 &
+	balance_under_pressure "$obs" --qmp "$G_EVENTS" -- --vm "guest=$G_QMP"
+}
+
+# balance_under_pressure OBS WATCH-ARG... -- VM-ARG...: the test on a
+# guest that said READY: the reports watched through WATCH-ARGs
+# ("--qmp SOCKET", or libvirt's "--connect URI --domain NAME"), balance
+# given VM-ARGs (its VM named guest), the balloon's size read on the QMP
+# socket OBS
+balance_under_pressure() {
+	local obs=$1 port=$((20000 + RANDOM % 20000)) watcher bal poller t_r fault
+	local ok a0 a1 t_start watch=() vm=()
+	shift
+	while [ "$1" != -- ]; do watch+=("$1"); shift; done
+	shift
+	vm=("$@")
+	"$HOST" "${watch[@]}" watch --json >"$tmp/events" 2>&1 &
 	watcher=$!
 	# --on-exit keep: the second balance takes over the squeezed guest
-	"$HOST" balance --vm "guest=$G_QMP" --policy working-set --report-ms 1000 \
+	"$HOST" balance "${vm[@]}" --policy working-set --report-ms 1000 \
 		--request-ms 1000 --metrics "127.0.0.1:$port" --on-exit keep \
 		>"$tmp/decisions" 2>"$tmp/balance.err" &
 	bal=$!
 	if wait_mark SQUEEZED 200; then
 		echo "    | squeezed: $MARK" >&2
-		also_verdict balance_metrics_pass_promtool_and_equal_show \
+		also_verdict "${BAL_METRICS_TEST:-balance_metrics_pass_promtool_and_equal_show}" \
 			"$(check_metrics "$obs" "http://127.0.0.1:$port/metrics")"
 		kill "$bal"
 		wait "$bal" || bad "balance did not exit 0 on SIGTERM: $(tail -n 2 "$tmp/balance.err" | tr '\n' ' ')"
-		"$HOST" balance --vm "guest=$G_QMP" --policy working-set --report-ms 1000 \
+		"$HOST" balance "${vm[@]}" --policy working-set --report-ms 1000 \
 			--intervals 1000,5000,10000,120000 --request-ms 600000 --stats-s 600 \
 			>>"$tmp/decisions" 2>>"$tmp/balance.err" &
 		bal=$!

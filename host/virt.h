@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * wsr-host through libvirt: a domain's QMP, carried by libvirt's C API,
+ * offered as a socket that speaks QMP, so that every command and balance
+ * run on it as on QEMU's own socket (client.c, balance.c).  Nothing of
+ * what a command means lives here: only how libvirt carries it.
+ */
+#ifndef __WSR_HOST_VIRT_H
+#define __WSR_HOST_VIRT_H
+
+#include <stddef.h>
+
+/*
+ * One end of a socket pair whose other end a thread of its own serves:
+ * it connects to @uri, finds the running domain @domain, then speaks QMP
+ * (a greeting, then a reply per command line, and the domain's QEMU
+ * events as QMP events).  Nothing here waits: the connection is made by
+ * that thread, whose libvirt calls may block as long as they like
+ * without holding up the caller, which keeps its own deadlines.  When
+ * the connection or the domain cannot be had, the thread sends one QMP
+ * error whose desc says why, then closes; it closes too when libvirt's
+ * connection closes (the daemon restarted) or the domain stops.  Returns
+ * the descriptor (non-blocking when @nonblock), or -1 with the reason in
+ * @err.  With @device (a QOM path), a domain whose device there does not
+ * have working-set on is refused the same way, its desc beginning
+ * "skipped: ".
+ */
+int virt_open(const char *uri, const char *domain, const char *device, int nonblock,
+	      char *err, size_t err_len);
+
+/*
+ * The running domains of libvirt at @uri, listed again every @period_ms
+ * by a thread of its own: the read end of a pipe (non-blocking) that
+ * carries, per listing, a line per domain name, then a line "."; a
+ * listing that failed is one line "!REASON" instead.  -1 with the reason
+ * in @err.
+ */
+int virt_list_domains(const char *uri, unsigned int period_ms, char *err, size_t err_len);
+
+#endif /* __WSR_HOST_VIRT_H */

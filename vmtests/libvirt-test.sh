@@ -1,0 +1,297 @@
+#!/usr/bin/env bash
+# wsr-host through libvirt (make check's libvirt section): one libvirtd
+# of the tests' own (vmtests/libvirt-lib.sh) for every test, guests as
+# libvirt domains on the patched kernel and QEMU, driven with
+# build/wsr-host --connect URI --domain NAME and checked against the
+# same guest's own QMP socket.  Prints "PASS name" / "FAIL name: reason"
+# per test and "TIME name SECONDS"; exits non-zero if one fails.  Boots
+# guests: run it under flock /tmp/wsr-guest.lock.
+#
+#   WSR_LIBVIRT_TESTS="pattern ..."  only the matching tests
+#   --list                           name the tests, run nothing
+set -u
+. "$(dirname "$0")/balloon-lib.sh"
+. "$WSR_ROOT/vmtests/libvirt-lib.sh"
+
+[ "${1:-}" != --list ] || LIST=1
+export WSR_BALLOON_TESTS=${WSR_LIBVIRT_TESTS:-*}
+G_DOM=""
+
+# ---- the balloon harness's guest words, for a domain -------------------------
+
+guest_alive() { [ -n "$G_DOM" ] && [ "$(lv_virsh domstate "$G_DOM" 2>/dev/null)" = running ]; }
+
+guest_why() {
+	local w
+	w=$(fail_reason "$G_LOG")
+	[ -n "$w" ] && { echo "guest: $w"; return; }
+	guest_alive && { echo "guest still running, last line: $(tail -n 1 "$G_LOG" | tr -d '\r')"; return; }
+	echo "domain $G_DOM stopped: status $(tr -d '\r' <"$LV_DIR/domains/$G_DOM.status" 2>/dev/null | tail -n 1)"
+}
+
+guest_stop() {
+	[ -n "$G_DOM" ] || return 0
+	lv_virsh destroy "$G_DOM" >/dev/null 2>&1
+	G_DOM=""
+}
+
+# guest_done [SECS]: the guest's DONE, then its power-off with status 0
+guest_done() {
+	local n st
+	wait_mark DONE "${1:-60}" || return
+	for n in $(seq 1 1200); do guest_alive || break; sleep 0.1; done
+	guest_alive && { bad "the guest did not power off within 120 s of DONE"; return; }
+	st=$(tr -d '\r' <"$LV_DIR/domains/$G_DOM.status" | tail -n 1)
+	G_DOM=""
+	[ "$st" = 0 ] || bad "guest command ended with status '$st'"
+}
+
+# dom_start NAME MIB VCPUS PROPS [GUEST-ARG...]: boot domain NAME running
+# the guest half of $TEST_FILE; sets G_DOM, G_LOG, G_QMP (its own QMP
+# socket, beside libvirt's monitor), G_RAM
+dom_start() {
+	local name=$1 mib=$2 vcpus=$3 props=$4 why
+	shift 4
+	why=$(lv_domain "$name" "$mib" "$vcpus" "$props" sh "/host/${TEST_FILE##*/}" guest "$@" &&
+		lv_create "$name") || { bad "domain $name: $why"; return 1; }
+	G_DOM=$name G_LOG=$LV_DIR/domains/$name.console G_QMP=$LV_DIR/domains/$name.qmp
+	G_RAM=$((mib << 20))
+}
+
+# lvhost ARG...: wsr-host through libvirt on the running domain
+lvhost() { timeout 20 "$HOST" --connect "$LV_URI" --domain "$G_DOM" "$@"; }
+
+# same_json A B: the files hold the same JSON value (whitespace aside)
+same_json() {
+	python3 -c 'import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:3])
+sys.exit(a != b)' "$1" "$2"
+}
+
+# bins FILE: the bin bounds of "wsr-host show"'s first node, comma-separated
+bins() { awk '/^N/ { n++ } n == 1 && / anon=/ { printf "%s%s", s, $1; s = "," }' "$1"; }
+
+# ---- the tests -----------------------------------------------------------------
+
+# show_same WHAT: "show" and "show --json" through libvirt and over QMP
+# print the same (retried while a new report lands between them); the
+# text in $tmp/show.lv
+show_same() {
+	local i
+	for i in 1 2 3 4 5; do
+		if ! { lvhost show >"$tmp/show.lv" && host show >"$tmp/show.qmp" &&
+			lvhost show --json >"$tmp/json.lv" && host show --json >"$tmp/json.qmp"; }; then
+			echo "$1: show failed: $(tail -n 1 "$tmp/show.lv")"
+			return
+		fi
+		cmp -s "$tmp/show.lv" "$tmp/show.qmp" && same_json "$tmp/json.lv" "$tmp/json.qmp" && return
+		sleep 0.3
+	done
+	echo "$1: show differs: $(diff "$tmp/show.lv" "$tmp/show.qmp" | head -n 3 | tr '\n' ' ')"
+}
+
+# check_commands: config, request, show, watch and qmp through libvirt
+# do what they do over QMP on the same guest: bins configured through one
+# are those the other shows after a request through the other; a request
+# through libvirt is answered once; watch through libvirt sees a
+# request's answer; a raw command's reply is QEMU's.  Prints why not.
+check_commands() {
+	local w
+	retry 60 lvhost config 1000,2000,4000,8000 500 1000 >/dev/null ||
+		{ echo "config through libvirt refused: $retry_err"; return; }
+	lvhost request --count 1 --json >"$tmp/answer" 2>&1 ||
+		{ echo "request --count 1 through libvirt: $(tr '\n' ' ' <"$tmp/answer")"; return; }
+	grep -q '^{"answer":1,' "$tmp/answer" || { echo "no answer: $(head -c 200 "$tmp/answer")"; return; }
+	w=$(show_same "after config and request through libvirt")
+	[ -z "$w" ] || { echo "$w"; return; }
+	[ "$(bins "$tmp/show.lv")" = 1000,2000,4000,8000,9223372036854775807 ] ||
+		{ echo "bins after config through libvirt: $(bins "$tmp/show.lv")"; return; }
+	host config 1000,3000,6000,9000 500 1000 >/dev/null || { echo "config over QMP refused"; return; }
+	lvhost watch --count 1 --json >"$tmp/watch" 2>&1 &
+	w=$!
+	sleep 1
+	host request --count 1 >/dev/null 2>&1 || { echo "request over QMP unanswered"; return; }
+	wait "$w" || { echo "watch through libvirt saw no report: $(tr '\n' ' ' <"$tmp/watch")"; return; }
+	grep -q '"event":"WORKING_SET_EVENT"' "$tmp/watch" ||
+		{ echo "watch through libvirt: $(head -c 200 "$tmp/watch")"; return; }
+	w=$(show_same "after config and request over QMP")
+	[ -z "$w" ] || { echo "$w"; return; }
+	[ "$(bins "$tmp/show.lv")" = 1000,3000,6000,9000,9223372036854775807 ] ||
+		{ echo "bins after config over QMP: $(bins "$tmp/show.lv")"; return; }
+	if ! { lvhost qmp '{"execute":"query-memory-size-summary"}' >"$tmp/raw.lv" &&
+		host qmp '{"execute":"query-memory-size-summary"}' >"$tmp/raw.qmp" &&
+		same_json "$tmp/raw.lv" "$tmp/raw.qmp"; }; then
+		echo "qmp through libvirt: $(head -c 200 "$tmp/raw.lv"), over QMP: $(head -c 200 "$tmp/raw.qmp")"
+		return
+	fi
+	echo "    | config, request, watch, show, show --json and qmp agree through libvirt and QMP" >&2
+}
+
+# One guest for the commands and balance: the guest half of the QMP
+# balance test, whose host half (balance_under_pressure) runs here with
+# balance and watch through libvirt, the balloon's size read on the
+# domain's own QMP socket.
+test_libvirt_balance() {
+	dom_start guest 512 2 working-set=on,working-set-bins=5 || return
+	wait_mark READY 200 || return
+	also_verdict libvirt_commands_give_what_qmp_gives "$(check_commands)"
+	BAL_METRICS_TEST=libvirt_balance_metrics_pass_promtool_and_equal_show \
+		balance_under_pressure "$G_QMP" --connect "$LV_URI" --domain guest -- \
+		--connect "$LV_URI" --domain guest
+}
+
+# dom_mark NAME WORD [SECS]: wait_mark on domain NAME's console
+dom_mark() {
+	local G_DOM=$1 G_LOG=$LV_DIR/domains/$1.console
+	wait_mark "$2" "${3:-120}"
+}
+
+# first_decision VM AFTER: VM's first decision line, set or keep, after AFTER
+first_decision() {
+	awk -v vm="$1" -v t0="$2" '$0 ~ " vm=" vm " " {
+		t = $2; sub(/^time=/, "", t); if (t + 0 > t0) { print; exit } }' "$tmp/all.dec"
+}
+
+# decided VM AFTER: the first decision line of VM set after time AFTER
+# (a unix time), or nothing
+decided() {
+	awk -v vm="$1" -v t0="$2" '$0 ~ " vm=" vm " " && / action=set / {
+		t = $2; sub(/^time=/, "", t); if (t + 0 > t0) { print; exit } }' "$tmp/all.dec"
+}
+
+# wait_for SECS CMD...: CMD prints something within SECS (polled 5 times a second)
+wait_for() {
+	local n=$(($1 * 5))
+	shift
+	while [ -z "$("$@")" ]; do
+		n=$((n - 1))
+		[ "$n" -gt 0 ] || return 1
+		sleep 0.2
+	done
+}
+
+# err_line PATTERN AFTER: the first line of balance's stderr (each line
+# prefixed with its unix time) matching PATTERN after AFTER
+err_line() {
+	awk -v re="$1" -v t0="$2" '$1 + 0 > t0 && $0 ~ re { print; exit }' "$tmp/all.err"
+}
+
+# balance --connect alone over three domains: a (working-set on, its QEMU
+# SIGSTOPped before balance starts), b (working-set on, idle) and c (no
+# working-set).  b is squeezed while a is stuck; c is skipped with its
+# reason in one line; b destroyed and started again is let go, then
+# managed again; libvirtd restarted under balance: balance reconnects,
+# and b's first decision after it waits for a report made after it (its
+# reports watched on b's own QMP socket, which libvirt's restart leaves
+# alone).
+test_libvirt_all_domains() {
+	local idle='. /host/transport-lib.sh; start_daemon; mark READY; sleep 900' bal t w="" d=""
+	local ws=working-set=on,working-set-bins=5 why
+	why=$(lv_domain a 384 1 "$ws" sh -c "$idle" && lv_domain b 384 1 "$ws" sh -c "$idle" &&
+		lv_domain c 256 1 "" sh -c 'sleep 900' &&
+		lv_create a && lv_create b && lv_create c) || { bad "domains: $why"; return; }
+	G_DOM=b
+	kill -STOP "$(lv_qemu_pid a)" || { bad "cannot stop a's QEMU"; return; }
+	dom_mark b READY 200 || return
+	"$HOST" balance --connect "$LV_URI" --policy working-set --request-ms 1000 \
+		--reconnect-ms 500 --qmp-timeout-ms 1000 --on-exit keep >"$tmp/all.dec" \
+		2> >(while IFS= read -r l; do echo "$EPOCHREALTIME $l"; done >"$tmp/all.err") &
+	bal=$!
+	t=$(date +%s.%N)
+	if wait_for 60 decided b "$t"; then
+		echo "    | b squeezed while a's QEMU is stopped: $(decided b "$t" | cut -c1-120)" >&2
+		[ -n "$(err_line 'vm=a down' 0)" ] || w="a was never said down"
+	else
+		w="no decision for b within 60 s while a's QEMU is stopped: $(tail -n 3 "$tmp/all.err" | tr '\n' '|')"
+	fi
+	also_verdict libvirt_balance_a_stopped_qemu_holds_up_no_other_domain "$w"
+	w=""
+	wait_for 10 err_line 'vm=c .*skipped: no balloon with working-set=on' 0 ||
+		w="c not skipped: $(grep 'vm=c' "$tmp/all.err" | tail -n 2 | tr '\n' '|')"
+	[ -n "$w" ] || [ "$(grep -c 'vm=c .*skipped' "$tmp/all.err")" = 1 ] ||
+		w="c's reason said $(grep -c 'vm=c .*skipped' "$tmp/all.err") times"
+	! grep -q ' vm=c ' "$tmp/all.dec" || w="a decision for c"
+	also_verdict libvirt_balance_skips_a_domain_without_the_device_with_its_reason "$w"
+	# b destroyed, then started again (a let run first: libvirt would
+	# wait 10 s for a stopped QEMU to take its SIGTERM)
+	t=$(date +%s.%N)
+	kill -CONT "$(lv_qemu_pid a)"
+	lv_virsh destroy a >/dev/null 2>&1
+	lv_virsh destroy b >/dev/null 2>&1
+	w=""
+	if ! wait_for 20 err_line 'vm=b not running: let go' "$t"; then
+		w="b not let go: $(tail -n 3 "$tmp/all.err" | tr '\n' '|')"
+	elif ! why=$(lv_create b); then
+		w="b again: $why"
+	elif ! dom_mark b READY 200; then
+		w="b again: $why"
+	elif ! wait_for 60 decided b "$(date +%s.%N)"; then
+		w="b not squeezed again within 60 s: $(grep 'vm=b' "$tmp/all.err" | tail -n 3 | tr '\n' '|')"
+	fi
+	also_verdict libvirt_balance_manages_a_domain_started_again "$w"
+	# libvirtd restarted under balance
+	"$HOST" --qmp "$LV_DIR/domains/b.qmp" watch --json >"$tmp/b.events" 2>&1 &
+	w=$!
+	sleep 2
+	t=$(date +%s.%N)
+	lv_stop_libvirtd
+	why=$(lv_libvirtd) || { kill "$w" "$bal"; bad "libvirtd again: $why"; return; }
+	if ! wait_for 60 err_line 'vm=b (answering again|connected)' "$t"; then
+		bad "balance did not reconnect to b: $(tail -n 3 "$tmp/all.err" | tr '\n' '|')"
+	elif ! wait_for 60 first_decision b "$t"; then
+		bad "no decision for b after libvirtd's restart"
+	else
+		d=$(first_decision b "$t")
+		echo "    | b's first decision after the restart: $(cut -c1-160 <<<"$d")" >&2
+		case "$d" in *" cause=none "*) d=none ;; *) d=$(cut -d' ' -f2 <<<"$d"); d=${d#time=} ;; esac
+		# the first report b made after balance was back
+		t=$(err_line 'vm=b (answering again|connected)' "$t" | cut -d' ' -f1)
+		w=$(awk -v t0="$t" '/"WORKING_SET_EVENT"/ {
+			match($0, /"seconds": *[0-9]+/); s = substr($0, RSTART, RLENGTH); gsub(/[^0-9]/, "", s)
+			match($0, /"microseconds": *[0-9]+/); u = substr($0, RSTART, RLENGTH); gsub(/[^0-9]/, "", u)
+			x = sprintf("%d.%06d", s, u); if (x + 0 > t0 - 0.05) { print x; exit } }' "$tmp/b.events")
+		echo "    | balance back at $t, b's next report at ${w:-none}, its next decision at $d" >&2
+		# a decision with no report (cause=none) decided on nothing old
+		if [ "$d" != none ] && { [ -z "$w" ] || ! awk -v d="$d" -v r="$w" 'BEGIN { exit !(d + 0 >= r + 0) }'; }; then
+			bad "b decided at $d, before any report after the reconnect (${w:-none})"
+		fi
+	fi
+	# the watcher and balance's stderr reader (one pid a word)
+	# shellcheck disable=SC2046
+	kill $(jobs -p) 2>/dev/null
+	kill "$bal" 2>/dev/null
+	wait "$bal"
+	lv_virsh destroy c >/dev/null 2>&1
+	lv_virsh destroy b >/dev/null 2>&1
+	G_DOM=""
+}
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/wsr-libvirt-test.XXXXXX")
+# the background jobs too (balance, watchers): a test that a shell error
+# ended leaves them running, holding the guest lock's descriptor
+# shellcheck disable=SC2046 # one pid a word
+trap 'kill $(jobs -p) 2>/dev/null; guest_stop; lv_stop; rm -rf "$tmp"' EXIT
+if [ "$LIST" != 1 ]; then
+	[ -x "$HOST" ] || make -s -C "$WSR_ROOT" BUILD="$BUILD" "$HOST" >&2 || die "cannot build $HOST"
+	t0=$EPOCHREALTIME
+	# not in $(...): its daemons' folder and namespace are this shell's to stop
+	lv_start >"$tmp/lv-start.out" 2>&1 || { verdict libvirt_daemon_starts "$(tail -n 3 "$tmp/lv-start.out")"; exit 1; }
+	echo "    | libvirtd up in $(elapsed "$t0") s on $LV_URI" >&2
+fi
+
+# the QMP balance test's host half, for balance_under_pressure (LIST: its
+# run_test names it, runs nothing)
+TEST_FILE=$GUEST_SCRIPTS/balance_deflates_a_guest_under_pressure_within_2s.sh
+saved=$LIST LIST=1
+# shellcheck source=../tests/balloon/balance_deflates_a_guest_under_pressure_within_2s.sh
+. "$TEST_FILE" host >/dev/null
+LIST=$saved
+run_test libvirt_balance_deflates_a_guest_under_pressure_within_2s \
+	--also libvirt_balance_metrics_pass_promtool_and_equal_show \
+	--also libvirt_commands_give_what_qmp_gives test_libvirt_balance
+run_test libvirt_balance_reconnects_after_libvirtd_restarts_and_decides_on_fresh_data \
+	--also libvirt_balance_a_stopped_qemu_holds_up_no_other_domain \
+	--also libvirt_balance_skips_a_domain_without_the_device_with_its_reason \
+	--also libvirt_balance_manages_a_domain_started_again test_libvirt_all_domains
+unfinished_verdicts
+[ "$FAILED" = 0 ]
