@@ -98,11 +98,15 @@ test_migration() {
 		"a destination with working-set-bins=6 did not refuse with the reason: $(tr '\n' ' ' <<<"$said")" ;;
 	esac
 	qmp '{"execute":"quit"}' >/dev/null 2>&1
-	# vmtests/run starts the destination on the same sockets
+	# vmtests/run starts the destination on the same sockets; it has
+	# loaded the stream when it leaves "inmigrate" (for "paused": the
+	# source was stopped)
 	for n in $(seq 1 600); do
 		sleep 0.1
-		qmp '{"execute":"query-status"}' 2>/dev/null | grep -q '"status"' && break
+		qmp '{"execute":"query-status"}' 2>/dev/null | grep -q '"status": *"paused"' && break
 	done
+	qmp '{"execute":"query-status"}' 2>/dev/null | grep -q '"status": *"paused"' ||
+		{ bad "the destination did not load the migration: $(qmp '{"execute":"query-status"}' 2>&1 | tr -d '\n')"; return; }
 	after=$(ws_info)
 	[ "$after" = "$before" ] ||
 		{ bad "the destination's guest-working-set differs: before $before, after $after"; return; }
