@@ -50,10 +50,10 @@ guest_done() {
 # the guest half of $TEST_FILE; sets G_DOM, G_LOG, G_QMP (its own QMP
 # socket, beside libvirt's monitor), G_RAM
 dom_start() {
-	local name=$1 mib=$2 vcpus=$3 props=$4 why
+	local name=$1 mib=$2 vcpus=$3 props=$4 said
 	shift 4
-	why=$(lv_domain "$name" "$mib" "$vcpus" "$props" sh "/host/${TEST_FILE##*/}" guest "$@" &&
-		lv_create "$name") || { bad "domain $name: $why"; return 1; }
+	said=$(lv_domain "$name" "$mib" "$vcpus" "$props" sh "/host/${TEST_FILE##*/}" guest "$@" &&
+		lv_create "$name") || { bad "domain $name: $said"; return 1; }
 	G_DOM=$name G_LOG=$LV_DIR/domains/$name.console G_QMP=$LV_DIR/domains/$name.qmp
 	G_RAM=$((mib << 20))
 }
@@ -186,10 +186,10 @@ err_line() {
 # alone).
 test_libvirt_all_domains() {
 	local idle='. /host/transport-lib.sh; start_daemon; mark READY; sleep 900' bal t w="" d=""
-	local ws=working-set=on,working-set-bins=5 why
-	why=$(lv_domain a 384 1 "$ws" sh -c "$idle" && lv_domain b 384 1 "$ws" sh -c "$idle" &&
+	local ws=working-set=on,working-set-bins=5 said
+	said=$(lv_domain a 384 1 "$ws" sh -c "$idle" && lv_domain b 384 1 "$ws" sh -c "$idle" &&
 		lv_domain c 256 1 "" sh -c 'sleep 900' &&
-		lv_create a && lv_create b && lv_create c) || { bad "domains: $why"; return; }
+		lv_create a && lv_create b && lv_create c) || { bad "domains: $said"; return; }
 	G_DOM=b
 	kill -STOP "$(lv_qemu_pid a)" || { bad "cannot stop a's QEMU"; return; }
 	dom_mark b READY 200 || return
@@ -221,8 +221,8 @@ test_libvirt_all_domains() {
 	w=""
 	if ! wait_for 20 err_line 'vm=b not running: let go' "$t"; then
 		w="b not let go: $(tail -n 3 "$tmp/all.err" | tr '\n' '|')"
-	elif ! why=$(lv_create b); then
-		w="b again: $why"
+	elif ! said=$(lv_create b); then
+		w="b again: $said"
 	elif ! dom_mark b READY 200; then
 		w="b again: $why"
 	elif ! wait_for 60 decided b "$(date +%s.%N)"; then
@@ -235,7 +235,7 @@ test_libvirt_all_domains() {
 	sleep 2
 	t=$(date +%s.%N)
 	lv_stop_libvirtd
-	why=$(lv_libvirtd) || { kill "$w" "$bal"; bad "libvirtd again: $why"; return; }
+	said=$(lv_libvirtd) || { kill "$w" "$bal"; bad "libvirtd again: $said"; return; }
 	if ! wait_for 60 err_line 'vm=b (answering again|connected)' "$t"; then
 		bad "balance did not reconnect to b: $(tail -n 3 "$tmp/all.err" | tr '\n' '|')"
 	elif ! wait_for 60 first_decision b "$t"; then

@@ -198,13 +198,15 @@ vmstate_is_checked_in() {
 		'migration format differs' '^\+\+ +VMSTATE_UINT32\(ws_reports'
 }
 
-# no balloon test declares a "why" of its own: bad() keeps the reason of
-# the test's verdict in the harness's, and a local one swallows it (the
-# test then fails with no reason, or passes); and the check finds one
-# planted in a copy
+# no test on balloon-lib.sh's run_test (the balloon and libvirt tests)
+# declares a "why" of its own: bad() keeps the reason of the test's
+# verdict in the harness's, and a local one swallows it (the test then
+# fails with no reason, or passes: the libvirtd restart test did); and
+# the check finds one planted in a copy
 verdict_is_not_shadowed() {
 	local re='^[[:space:]]*local([[:space:]].*)?[[:space:]]why([=[:space:]]|$)' hits
-	hits=$(grep -nE "$re" "$WSR_ROOT"/tests/balloon/*.sh "$WSR_ROOT"/vmtests/balloon-lib.sh |
+	hits=$(grep -lE '(balloon-lib|libvirt-lib)\.sh' "$WSR_ROOT"/tests/balloon/*.sh "$WSR_ROOT"/vmtests/*.sh |
+		xargs grep -nE "$re" |
 		sed "s|^$WSR_ROOT/||")
 	verdict balloon_tests_do_not_shadow_the_verdict \
 		"${hits:+a local why swallows the reason bad() records: $(tr '\n' ' ' <<<"$hits")}"
