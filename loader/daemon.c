@@ -244,13 +244,13 @@ static int do_daemon(int argc, char **argv)
 		err_msg("%s", err.msg);
 		return 1;
 	}
-	if (wsr_loaded(pin_dir)) {
+	ret = load_and_pin(walk_steps);
+	if (ret < 0)
+		return 1;
+	if (ret)
 		info_msg("adopting the programs pinned in %s", pin_dir);
-	} else {
-		if (load_and_pin(walk_steps))
-			return 1;
+	else
 		info_msg("loaded and pinned in %s", pin_dir);
-	}
 	pins = wsr_loaded_inode(pin_dir);
 	check_nonleaf_young();
 	balloon_module_appeared(&module);
