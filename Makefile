@@ -78,7 +78,7 @@ UNIT_TESTS  := $(patsubst tests/unit/%.c,$(BUILD)/unit/%,$(wildcard tests/unit/*
 .SECONDARY:
 
 all: $(GUEST_PROGS) $(GUEST)/run-tests $(GUEST)/wsr-demo $(GUEST)/wsr-bench $(GUEST)/wsr-tiers $(UNIT_TESTS) \
-	$(BUILD)/wsr-host $(BUILD)/wsr-nothp
+	$(BUILD)/wsr-host $(BUILD)/wsr-nothp $(GUEST)/asan/wsr
 
 setup:
 	$(Q)vmtests/setup-host.sh
@@ -152,12 +152,14 @@ $(LIBWSR): $(LIBWSR_OBJ)
 	$(call msg,AR,$@)
 	$(Q)rm -f $@ && $(AR) rcs $@ $^
 
-# static, so that it runs in a busybox initramfs; two BPF objects, the
+# static, so that it runs in a busybox initramfs (WSR_STATIC= links it
+# dynamically: ASan cannot link statically); two BPF objects, the
 # estimator's (load.c) and the balloon's (balloon-attach.c), which loads
 # only where the virtio_balloon driver is
+WSR_STATIC ?= -static
 $(GUEST)/wsr: $(CLI_OBJ) $(LIBWSR) | $(GUEST)
 	$(call msg,LD,$@)
-	$(Q)$(CC) $(CFLAGS) -static -o $@ $(CLI_OBJ) $(LIBWSR) $(LIBS)
+	$(Q)$(CC) $(CFLAGS) $(WSR_STATIC) -o $@ $(CLI_OBJ) $(LIBWSR) $(LIBS)
 
 # the host-side QMP tool: QMP's JSON by json-c, numbers, intervals and
 # the exposition's pieces by libwsr, balance's metrics served by
@@ -240,6 +242,13 @@ ASAN_CFLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
 	-fno-sanitize-recover=all -Wall -Wextra -Werror
 $(BUILD)/asan/wsr-host: FORCE
 	$(Q)$(MAKE) --no-print-directory BUILD=$(BUILD)/asan CFLAGS="$(ASAN_CFLAGS)" $@
+# and wsr, linked dynamically, for the guest's argument fuzzing
+# (tests/guest/test_wsr_args_fuzz_*; vmtests/mkinitramfs.sh adds its
+# libraries to the guest)
+$(BUILD)/asan/guest/wsr: FORCE
+	$(Q)$(MAKE) --no-print-directory BUILD=$(BUILD)/asan CFLAGS="$(ASAN_CFLAGS)" WSR_STATIC= $@
+$(GUEST)/asan/wsr: $(BUILD)/asan/guest/wsr
+	$(Q)mkdir -p $(@D) && cp $< $@
 
 # each step's own status counts, not only its FAIL lines (the script says)
 check-long: setup
