@@ -65,7 +65,12 @@ start_daemon() {
 	wait_until 60 grep -q 'adopting\|loaded and pinned' "$d/wsrd.log" ||
 		fail "the daemon did not start: $(cat "$d/wsrd.log")"
 }
-kill9() { kill -9 "$1" 2>/dev/null; wait "$1" 2>/dev/null; }
+# kill9 PID: SIGKILL PID and reap it (its status 137 is not the test's)
+kill9() {
+	kill -9 "$1" 2>/dev/null
+	wait "$1" 2>/dev/null
+	return 0
+}
 # a random delay of 0 to 2 s
 nap() {
 	# shellcheck disable=SC3028 # the guest's busybox sh has $RANDOM
