@@ -9,8 +9,13 @@ d=/sys/fs/bpf/wsr
 holder=''
 # failed midway, no folder of mode 0755 left for the next test
 trap 'kill $holder 2>/dev/null; chmod 0700 "$d" 2>/dev/null; wsr unload 2>/dev/null' EXIT
-wsr unload 2>/dev/null
-rmdir "$d" 2>/dev/null
+# unloaded, and gone: a daemon left by another test may still pin its
+# balloon maps (making the folder again) for a while after an unload
+gone() {
+	wsr unload 2>/dev/null
+	[ ! -e "$d" ]
+}
+wait_until 30 gone || fail "wsr unload left $d: $(find "$d" -mindepth 1 | tr "\n" " ")"
 # quick CMD...: CMD ends, not with status 0, within 15 s (time-out's 124
 # is a stall); its output in /tmp/lock.out
 quick() {
