@@ -2,11 +2,11 @@
 # AddressSanitizer and UBSan (test_wsr_args_fuzz_* runs 500 cases, make
 # check-long's long_ twin 10,000), as vmtests/fuzz-host-args.sh does
 # wsr-host's.  Each
-# case is a valid command line changed one to three times: a word
-# replaced by a hostile one (huge, negative or malformed numbers and node
-# values, long and strange paths, bytes that are not UTF-8, other
-# options), a word dropped, repeated or cut short, a byte added, two
-# swapped.  The ASan wsr (/wsr/bin/asan/wsr, dynamically linked) runs
+# case is a valid command line changed one to three times: a word (or
+# the last, most often the value) replaced by a hostile one (huge,
+# negative or malformed numbers and node values, long and strange paths,
+# bytes that are not UTF-8, other options), a word dropped, repeated or
+# cut short, a byte added, two swapped.  The ASan wsr (/wsr/bin/asan/wsr, dynamically linked) runs
 # each, for at most 2 s.  Fails on a case that exits other than 0, 1 or
 # 2, or whose stderr holds a sanitizer report, and on a rejected case
 # (status 1 or 2) after which the pinned config map or the pins are not
@@ -49,7 +49,7 @@ awk -v seed="$seed" -v cases="$cases" 'BEGIN {
 		n = split(base[int(rand() * nb) + 1], w, " ")
 		for (m = int(rand() * 3); m >= 0; m--) {
 			i = int(rand() * (n > 0 ? n : 1)) + 1
-			r = int(rand() * 7)
+			r = int(rand() * 8)
 			if (r == 0) w[i] = hostile[int(rand() * nh) + 1]
 			else if (r == 1 && n > 1) { for (j = i; j < n; j++) w[j] = w[j + 1]; n-- }
 			else if (r == 2 || r == 3) {
@@ -62,6 +62,8 @@ awk -v seed="$seed" -v cases="$cases" 'BEGIN {
 				b = int(rand() * 253) + 2
 				if (b != 10) w[i] = w[i] sprintf("%c", b)
 			}
+			# the last word: most often the value
+			else if (r == 7) w[n] = hostile[int(rand() * nh) + 1]
 		}
 		line = ""
 		for (j = 1; j <= n; j++) line = line (j > 1 ? "\001" : "") w[j]
@@ -89,7 +91,9 @@ while IFS= read -r line; do
 	ASAN_OPTIONS=exitcode=99:detect_leaks=0 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 		timeout 2 "$asan" "$@" >/dev/null 2>"$d/err" </dev/null
 	rc=$?
-	if { [ "$rc" != 0 ] && [ "$rc" != 1 ] && [ "$rc" != 2 ] && [ "$rc" != 124 ]; } ||
+	# busybox's timeout exits 143 (SIGTERM), coreutils' 124
+	if { [ "$rc" != 0 ] && [ "$rc" != 1 ] && [ "$rc" != 2 ] && [ "$rc" != 124 ] &&
+		[ "$rc" != 143 ]; } ||
 		grep -q 'Sanitizer\|runtime error:' "$d/err"; then
 		crashes=$((crashes + 1))
 		[ -n "$first" ] || first="case $c, status $rc: wsr $*: $(grep -m1 'ERROR\|runtime error\|SUMMARY' "$d/err" | head -c 300)"
