@@ -97,10 +97,10 @@ static struct wsr_bpf *open_skel(__u32 walk_steps)
 }
 
 /*
- * Load and pin, with the pin folder @dir (its fd) locked: the reclaim
+ * Load and pin, with the pin folder locked (load_and_pin()): the reclaim
  * link, which says "loaded" (wsr_loaded()), pinned last, so that a load
- * killed midway leaves no folder that looks loaded; what it did pin (but
- * the maps, which keep the knobs) is removed first.
+ * killed midway leaves no folder that looks loaded; what such a load did
+ * pin (but the maps, which keep the knobs) is removed first.
  */
 static int load_locked(__u32 walk_steps)
 {
