@@ -72,9 +72,9 @@ HOST_OBJ    := $(patsubst %.c,$(OBJ)/%.o,$(filter-out host/wsr-host.c,$(wildcard
 UNIT_OBJ    := $(patsubst %.c,$(OBJ)/%.o,$(wildcard tests/unit/*.c))
 ALL_OBJ     := $(LIBWSR_OBJ) $(CLI_OBJ) $(HOST_OBJ) $(OBJ)/host/wsr-host.o $(UNIT_OBJ) \
 	$(OBJ)/tests/balloon/progs/kfunc_probe.o $(OBJ)/vmtests/progs/wsr-workload.o \
-	$(OBJ)/vmtests/progs/wsr-nothp.o
+	$(OBJ)/vmtests/progs/wsr-nothp.o $(OBJ)/vmtests/progs/wsr-pin-foe.o
 
-GUEST_PROGS := $(GUEST)/wsr $(GUEST)/wsr-workload $(GUEST)/kfunc-probe
+GUEST_PROGS := $(GUEST)/wsr $(GUEST)/wsr-workload $(GUEST)/kfunc-probe $(GUEST)/wsr-pin-foe
 GUEST_TESTS := $(wildcard tests/guest/*.sh)
 UNIT_TESTS  := $(patsubst tests/unit/%.c,$(BUILD)/unit/%,$(wildcard tests/unit/*.c))
 
@@ -83,7 +83,7 @@ UNIT_TESTS  := $(patsubst tests/unit/%.c,$(BUILD)/unit/%,$(wildcard tests/unit/*
 .SECONDARY:
 
 all: $(GUEST_PROGS) $(GUEST)/run-tests $(GUEST)/wsr-demo $(GUEST)/wsr-bench $(GUEST)/wsr-tiers $(UNIT_TESTS) \
-	$(BUILD)/wsr-host $(BUILD)/wsr-nothp
+	$(BUILD)/wsr-host $(BUILD)/wsr-nothp $(GUEST)/asan/wsr
 
 setup:
 	$(Q)vmtests/setup-host.sh
@@ -157,12 +157,14 @@ $(LIBWSR): $(LIBWSR_OBJ)
 	$(call msg,AR,$@)
 	$(Q)rm -f $@ && $(AR) rcs $@ $^
 
-# static, so that it runs in a busybox initramfs; two BPF objects, the
+# static, so that it runs in a busybox initramfs (WSR_STATIC= links it
+# dynamically: ASan cannot link statically); two BPF objects, the
 # estimator's (load.c) and the balloon's (balloon-attach.c), which loads
 # only where the virtio_balloon driver is
+WSR_STATIC ?= -static
 $(GUEST)/wsr: $(CLI_OBJ) $(LIBWSR) | $(GUEST)
 	$(call msg,LD,$@)
-	$(Q)$(CC) $(CFLAGS) -static -o $@ $(CLI_OBJ) $(LIBWSR) $(LIBS)
+	$(Q)$(CC) $(CFLAGS) $(WSR_STATIC) -o $@ $(CLI_OBJ) $(LIBWSR) $(LIBS)
 
 # the host-side QMP tool: QMP's JSON by json-c, numbers, intervals and
 # the exposition's pieces by libwsr, balance's metrics served by
@@ -178,6 +180,11 @@ $(GUEST)/kfunc-probe: $(OBJ)/tests/balloon/progs/kfunc_probe.o | $(GUEST)
 $(GUEST)/wsr-workload: $(OBJ)/vmtests/progs/wsr-workload.o | $(GUEST)
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(CFLAGS) -static -o $@ $<
+
+# what the guest tests do to the pin folder (a lock held, old pins)
+$(GUEST)/wsr-pin-foe: $(OBJ)/vmtests/progs/wsr-pin-foe.o | $(GUEST)
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(CFLAGS) -static -o $@ $< $(LIBS)
 
 # the balance bench's QEMUs run under it (host memory as the measure)
 $(BUILD)/wsr-nothp: $(OBJ)/vmtests/progs/wsr-nothp.o | $(BUILD)
@@ -251,6 +258,13 @@ ASAN_CFLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
 	-fno-sanitize-recover=all -Wall -Wextra -Werror
 $(BUILD)/asan/wsr-host: FORCE
 	$(Q)$(MAKE) --no-print-directory BUILD=$(BUILD)/asan CFLAGS="$(ASAN_CFLAGS)" $@
+# and wsr, linked dynamically, for the guest's argument fuzzing
+# (tests/guest/test_wsr_args_fuzz_*; vmtests/mkinitramfs.sh adds its
+# libraries to the guest)
+$(BUILD)/asan/guest/wsr: FORCE
+	$(Q)$(MAKE) --no-print-directory BUILD=$(BUILD)/asan CFLAGS="$(ASAN_CFLAGS)" WSR_STATIC= $@
+$(GUEST)/asan/wsr: $(BUILD)/asan/guest/wsr
+	$(Q)mkdir -p $(@D) && cp $< $@
 
 # each step's own status counts, not only its FAIL lines (the script says)
 check-long: setup

@@ -248,6 +248,13 @@ int wsr_check_pin_dir(const char *path, struct wsr_err *err);
  */
 int wsr_lock_dir(int fd, const char *path, unsigned int timeout_ms, struct wsr_err *err);
 
+/*
+ * Open the folder @path and take its lock (wsr_lock_dir(), @timeout_ms):
+ * the fd, whose close() (or the process's death) lets the lock go, or a
+ * -errno with err->msg saying why.
+ */
+int wsr_lock_pin_dir(const char *path, unsigned int timeout_ms, struct wsr_err *err);
+
 /* ---- pins (lib/pins.c) ------------------------------------------------- */
 
 /*
@@ -312,6 +319,13 @@ const struct wsr_pin_name *wsr_pin_find(const char *name);
  */
 void wsr_unpin(const char *dir, bool balloon_progs);
 
+/*
+ * Remove the estimator's programs and links from @dir, its maps (the
+ * knobs) kept: what a load killed before its last pin left, which would
+ * stop the next load's pins (EEXIST)
+ */
+void wsr_unpin_estimator_progs(const char *dir);
+
 struct bpf_link;
 
 /*
@@ -332,9 +346,25 @@ struct wsr_pins {
 	int config, reports, live, reaccess, watchers;
 };
 
+/* what a pinned map must be for this wsr to read it right */
+struct wsr_map_layout {
+	const char *name;
+	__u32 type, key_size, value_size;
+	__u32 max_entries;	/* 0: any */
+};
+
 /*
- * Check the pin folder (wsr_check_pin_dir()) and open the maps; on error
- * every fd opened so far is closed again.  @sys must outlive @p.
+ * 0 if the map @fd (pinned as @want->name in @dir) is as @want says;
+ * -EPROTO if not (an older wsr's pins: err->msg says what was found and
+ * what to do), or another -errno
+ */
+int wsr_check_map_layout(int fd, const char *dir, const struct wsr_map_layout *want,
+			 struct wsr_err *err);
+
+/*
+ * Check the pin folder (wsr_check_pin_dir()) and open the maps, each
+ * checked with wsr_check_map_layout(); on error every fd opened so far is
+ * closed again.  @sys must outlive @p.
  */
 int wsr_pins_open(struct wsr_pins *p, const char *dir, const struct wsr_sys *sys,
 		  struct wsr_err *err);
@@ -349,7 +379,10 @@ int wsr_pin_open(const char *dir, const char *name, struct wsr_err *err);
 /* is something pinned as @name in @dir? */
 bool wsr_pinned(const char *dir, const char *name);
 
-/* are programs pinned in @dir (their reclaim link), and as which inode (0: none)? */
+/*
+ * are programs pinned in @dir (their reclaim link, which a load pins last:
+ * then all are), and as which inode (0: none)?
+ */
 bool wsr_loaded(const char *dir);
 ino_t wsr_loaded_inode(const char *dir);
 
@@ -467,6 +500,8 @@ void wsr_read_reaccess(const struct wsr_pins *p, const struct wsr_memcg *m, __u6
 /*
  * Set @knob to @value on @node (-1: every node of @nodes).  The value is
  * checked on every node before any is stored: -EINVAL changes nothing.
+ * Each node's entry is replaced whole, by one map update, under the pin
+ * folder's lock, so that two sets at once do not lose one.
  */
 int wsr_set_knob(const struct wsr_pins *p, const struct wsr_memcg *m, __u64 nodes,
 		 int node, enum wsr_knob knob, const char *value, struct wsr_err *err);

@@ -81,8 +81,15 @@ extern const struct wsr_cmd cmd_watch;		/* watch.c */
 extern const struct wsr_cmd cmd_unload;		/* load.c */
 extern const struct wsr_cmd cmd_balloon;	/* balloon.c */
 
-/* load.c: load the estimator's programs and pin them in pin_dir */
+/*
+ * load.c: load the estimator's programs and pin them in pin_dir, the pins
+ * there checked first: 0, 1 if they were loaded already (adopt them), -1
+ * on error (said; pins of another layout are one).  merge_hooks: attach
+ * the hooks that keep merged generations' ages (not with --seed-aging)
+ */
 int load_and_pin(__u32 walk_steps, bool merge_hooks);
+/* how long a daemon waits for another's load (slow under TCG) */
+#define WSR_LOAD_LOCK_TIMEOUT_MS	120000
 
 /* balloon-attach.c: the balloon's programs, loaded apart */
 bool balloon_kfuncs(void);

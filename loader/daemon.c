@@ -251,7 +251,10 @@ static int do_daemon(int argc, char **argv)
 		err_msg("%s", err.msg);
 		return 1;
 	}
-	if (wsr_loaded(pin_dir)) {
+	ret = load_and_pin(walk_steps, !seed_aging);
+	if (ret < 0)
+		return 1;
+	if (ret) {
 		/* the seed has no hooks that keep merged generations' ages */
 		if (seed_aging && wsr_pinned(pin_dir, WSR_PIN_LINK_AGING_BEGIN)) {
 			err_msg("the programs pinned in %s keep merged generations' ages, which "
@@ -261,8 +264,6 @@ static int do_daemon(int argc, char **argv)
 		}
 		info_msg("adopting the programs pinned in %s", pin_dir);
 	} else {
-		if (load_and_pin(walk_steps, !seed_aging))
-			return 1;
 		info_msg("loaded and pinned in %s", pin_dir);
 	}
 	pins = wsr_loaded_inode(pin_dir);

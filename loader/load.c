@@ -110,7 +110,13 @@ static struct wsr_bpf *open_skel(__u32 walk_steps)
 	return skel;
 }
 
-int load_and_pin(__u32 walk_steps, bool merge_hooks)
+/*
+ * Load and pin, with the pin folder locked (load_and_pin()): the reclaim
+ * link, which says "loaded" (wsr_loaded()), pinned last, so that a load
+ * killed midway leaves no folder that looks loaded; what such a load did
+ * pin (but the maps, which keep the knobs) is removed first.
+ */
+static int load_locked(__u32 walk_steps, bool merge_hooks)
 {
 	LIBBPF_OPTS(bpf_iter_attach_opts, iopts);
 	union bpf_iter_link_info linfo = {};
@@ -118,6 +124,7 @@ int load_and_pin(__u32 walk_steps, bool merge_hooks)
 	char path[PATH_MAX];
 	int err = -1, cg = -1;
 
+	wsr_unpin_estimator_progs(pin_dir);
 	skel = open_skel(walk_steps);
 	if (!skel)
 		return -1;
@@ -139,8 +146,7 @@ int load_and_pin(__u32 walk_steps, bool merge_hooks)
 	iopts.link_info = &linfo;
 	iopts.link_info_len = sizeof(linfo);
 	wsr_pin_path(pin_dir, WSR_PIN_PROG_HISTOGRAM, path, sizeof(path));
-	if (pin_link(bpf_program__attach(skel->progs.wsr_reclaim), WSR_PIN_LINK_RECLAIM) ||
-	    pin_link(bpf_program__attach(skel->progs.wsr_offline), WSR_PIN_LINK_OFFLINE) ||
+	if (pin_link(bpf_program__attach(skel->progs.wsr_offline), WSR_PIN_LINK_OFFLINE) ||
 	    pin_link(bpf_program__attach_iter(skel->progs.wsr_histogram, &iopts),
 		     WSR_PIN_HISTOGRAM) ||
 	    bpf_program__pin(skel->progs.wsr_histogram, path))
@@ -161,6 +167,8 @@ int load_and_pin(__u32 walk_steps, bool merge_hooks)
 	    (pin_link(bpf_program__attach(skel->progs.wsr_aging_begin), WSR_PIN_LINK_AGING_BEGIN) ||
 	     pin_link(bpf_program__attach(skel->progs.wsr_aging_end), WSR_PIN_LINK_AGING_END)))
 		goto out;
+	if (pin_link(bpf_program__attach(skel->progs.wsr_reclaim), WSR_PIN_LINK_RECLAIM))
+		goto out;
 	err = 0;
 out:
 	if (cg >= 0)
@@ -168,6 +176,59 @@ out:
 	/* links and maps live on in bpffs; our references can go */
 	wsr_bpf__destroy(skel);
 	return err;
+}
+
+/*
+ * Is each map pinned in pin_dir as this build's object declares it?  Pins
+ * of an older wsr (another value size: a field added) would be misread by
+ * our programs and commands, or refused by libbpf with less to go on.
+ */
+static int check_pinned_layouts(__u32 walk_steps)
+{
+	struct wsr_bpf *skel = open_skel(walk_steps);
+	struct wsr_map_layout want;
+	struct wsr_err werr;
+	struct bpf_map *map;
+	int fd, err = 0;
+
+	if (!skel)
+		return -1;
+	bpf_object__for_each_map(map, skel->obj) {
+		if (!bpf_map__pin_path(map))
+			continue;
+		fd = bpf_obj_get(bpf_map__pin_path(map));
+		if (fd < 0)
+			continue;	/* not pinned yet: the load makes it */
+		want = (struct wsr_map_layout){ bpf_map__name(map), bpf_map__type(map),
+						bpf_map__key_size(map), bpf_map__value_size(map),
+						bpf_map__max_entries(map) };
+		err = wsr_check_map_layout(fd, pin_dir, &want, &werr);
+		close(fd);
+		if (err) {
+			err_msg("%s", werr.msg);
+			break;
+		}
+	}
+	wsr_bpf__destroy(skel);
+	return err ? -1 : 0;
+}
+
+int load_and_pin(__u32 walk_steps, bool merge_hooks)
+{
+	struct wsr_err werr;
+	int dir, ret;
+
+	/* a daemon that started with us may have loaded while we waited */
+	dir = wsr_lock_pin_dir(pin_dir, WSR_LOAD_LOCK_TIMEOUT_MS, &werr);
+	if (dir < 0) {
+		err_msg("%s", werr.msg);
+		return -1;
+	}
+	ret = check_pinned_layouts(walk_steps);
+	if (!ret)
+		ret = wsr_loaded(pin_dir) ? 1 : load_locked(walk_steps, merge_hooks);
+	close(dir);
+	return ret;
 }
 
 static int do_unload(int argc, char **argv)

@@ -4,7 +4,8 @@
 #   - the device fuzz test on the debug kernel, 10,000 cases (WSR_FUZZ_CASES);
 #   - the hostile-driver qtest, 20,000 cases (WSR_QTEST_CASES);
 #   - wsr-host's arguments fuzzed, 10,000 cases (WSR_HOST_FUZZ_CASES);
-#   - the guest tests long_*.sh on our kernel.
+#   - the guest tests long_*.sh on our kernel (500 kills of knob writers
+#     and the daemon among them).
 # Fails when a step's own command fails (a guest that hangs or panics
 # prints no FAIL line, and its status is all there is), when a step
 # prints a FAIL, or when it lacks the line that says it finished: a PASS
@@ -49,8 +50,10 @@ step "hostile-driver qtest" '^PASS qtest-' \
 	env WSR_QTEST_CASES="${WSR_QTEST_CASES:-20000}" "$WSR_ROOT"/vmtests/qtest-balloon.sh
 step "wsr-host's arguments fuzzed" '^PASS host_args_fuzz_rejected_inputs_change_nothing' \
 	"$WSR_ROOT"/vmtests/fuzz-host-args.sh --cases "${WSR_HOST_FUZZ_CASES:-10000}"
+# each long test may take 25 minutes (500 kills of knob writers take 10)
 step "long guest tests" '^wsr-test: guest summary: [1-9][0-9]* passed, 0 failed' \
-	"$WSR_ROOT"/vmtests/run --kernel ours --timeout 900 -- run-tests --long
+	"$WSR_ROOT"/vmtests/run --kernel ours --timeout 3600 -- \
+	env WSR_TEST_TIMEOUT=1500 run-tests --long
 
 if [ "${#bad[@]}" -gt 0 ]; then
 	echo "make check-long failed:"

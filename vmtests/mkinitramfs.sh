@@ -19,11 +19,22 @@ shift 4
 root=$(mktemp -d "${TMPDIR:-/tmp}/wsr-initrd.XXXXXX")
 trap 'rm -rf "$root"' EXIT
 
+# libs: the libraries of bpftool and of build/guest's dynamically linked
+# programs (the ASan wsr, build/guest/asan/wsr: ASan cannot link
+# statically), one per line
+libs() {
+	{
+		ldd /usr/sbin/bpftool
+		[ ! -d "$WSR_ROOT/build/guest" ] ||
+			find "$WSR_ROOT/build/guest" -type f -perm -u+x -exec ldd {} \; 2>/dev/null
+	} | grep -o '/[^ ]*' | sort -u
+}
+
 # base_files: every file the base is made of, one per line
 base_files() {
 	echo /bin/busybox
 	echo /usr/sbin/bpftool
-	ldd /usr/sbin/bpftool | grep -o '/[^ ]*'
+	libs
 	echo "$WSR_ROOT/vmtests/init.sh"
 	echo "$0"
 	[ ! -d "$WSR_ROOT/build/guest" ] || find "$WSR_ROOT/build/guest" -type f -o -type l
@@ -44,9 +55,10 @@ make_base() {
 		[ -e "$1/$applet" ] || ln -s /bin/busybox "$1/$applet"
 	done
 	install -m 755 "$WSR_ROOT/vmtests/init.sh" "$1/init"
-	# bpftool, to show that pinned maps dump with field names; with its libraries
+	# bpftool, to show that pinned maps dump with field names; with its
+	# libraries and those of the ASan wsr
 	cp /usr/sbin/bpftool "$1/usr/sbin/"
-	for lib in $(ldd /usr/sbin/bpftool | grep -o '/[^ ]*'); do
+	for lib in $(libs); do
 		mkdir -p "$1$(dirname "$lib")"
 		cp -L "$lib" "$1$lib"
 	done

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #include <bpf/bpf.h>
 #include "libwsr.h"
 
@@ -163,16 +164,29 @@ int wsr_set_knob(const struct wsr_pins *p, const struct wsr_memcg *m, __u64 node
 {
 	struct wsr_config cfgs[WSR_MAX_NODES];
 	__u32 nr_nodes = wsr_possible_nodes(p->sys), n;
-	int ret;
+	int ret = 0, dir;
 
+	/*
+	 * A node's knobs are one map value: the read, change and write of
+	 * each under the pin folder's lock, or another set's write between
+	 * our read and ours would be undone.  A lock in the value
+	 * (BPF_F_LOCK) would only keep each copy whole, not our read and
+	 * write together; the folder's lock is let go when a set is killed.
+	 */
+	dir = wsr_lock_pin_dir(p->dir, WSR_LOCK_TIMEOUT_MS, err);
+	if (dir < 0)
+		return dir == -EINVAL ? -EIO : dir;
 	/* validate for every node first: bad input changes nothing */
 	for (n = 0; n < nr_nodes; n++) {
 		if (!(nodes >> n & 1))
 			continue;
 		wsr_get_config(p, m->id, n, &cfgs[n]);
-		if ((node < 0 || (int)n == node) && wsr_config_set(&cfgs[n], knob, value, err))
-			return -EINVAL;
+		if ((node < 0 || (int)n == node) && wsr_config_set(&cfgs[n], knob, value, err)) {
+			ret = -EINVAL;
+			goto out;
+		}
 	}
+	/* one update per node: killed between two, each node is old or new */
 	for (n = 0; n < nr_nodes; n++) {
 		struct wsr_key key = { .cgroup_id = m->id, .node = n };
 
@@ -182,11 +196,13 @@ int wsr_set_knob(const struct wsr_pins *p, const struct wsr_memcg *m, __u64 node
 			ret = errno == EINVAL ? -EIO : -errno;
 			snprintf(err->msg, sizeof(err->msg), "cannot store the configuration: %s",
 				 strerror(errno));
-			return ret;
+			goto out;
 		}
 		/* new reaccess bins start a new reaccess histogram */
 		if (knob == WSR_KNOB_REACCESS_INTERVALS)
 			bpf_map_delete_elem(p->reaccess, &key);
 	}
-	return 0;
+out:
+	close(dir);
+	return ret;
 }

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* libwsr: checks of wsr's pin folder (libwsr.h). */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 #include "libwsr.h"
 
 /* what to do about a folder wsr refuses, appended to each message */
@@ -79,4 +81,21 @@ int wsr_lock_dir(int fd, const char *path, unsigned int timeout_ms, struct wsr_e
 		waited += 10;
 	}
 	return 0;
+}
+
+int wsr_lock_pin_dir(const char *path, unsigned int timeout_ms, struct wsr_err *err)
+{
+	int fd = open(path, O_RDONLY | O_DIRECTORY), ret;
+
+	if (fd < 0) {
+		ret = -errno;
+		snprintf(err->msg, sizeof(err->msg), "cannot open %s: %s", path, strerror(-ret));
+		return ret;
+	}
+	ret = wsr_lock_dir(fd, path, timeout_ms, err);
+	if (ret) {
+		close(fd);
+		return ret;
+	}
+	return fd;
 }

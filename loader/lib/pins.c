@@ -50,20 +50,41 @@ static bool balloon_prog(const struct wsr_pin_name *n)
 	return n->balloon && n->kind != WSR_PIN_MAP;
 }
 
-void wsr_unpin(const char *dir, bool balloon_progs)
+/* remove the pins of wsr_pin_names for which @which says so */
+static void unpin_where(const char *dir, bool (*which)(const struct wsr_pin_name *))
 {
 	char path[PATH_MAX];
-	unsigned int i, pass;
+	unsigned int i;
 
-	/* the balloon's programs first: an unload lets the module go as a detach does */
-	for (pass = 0; pass < (balloon_progs ? 1 : 2); pass++) {
-		for (i = 0; i < wsr_nr_pin_names; i++) {
-			if (balloon_prog(&wsr_pin_names[i]) != !pass)
-				continue;
-			wsr_pin_path(dir, wsr_pin_names[i].name, path, sizeof(path));
-			unlink(path);
-		}
+	for (i = 0; i < wsr_nr_pin_names; i++) {
+		if (!which(&wsr_pin_names[i]))
+			continue;
+		wsr_pin_path(dir, wsr_pin_names[i].name, path, sizeof(path));
+		unlink(path);
 	}
+}
+
+static bool not_balloon_prog(const struct wsr_pin_name *n)
+{
+	return !balloon_prog(n);
+}
+
+void wsr_unpin(const char *dir, bool balloon_progs)
+{
+	/* the balloon's programs first: an unload lets the module go as a detach does */
+	unpin_where(dir, balloon_prog);
+	if (!balloon_progs)
+		unpin_where(dir, not_balloon_prog);
+}
+
+static bool estimator_prog(const struct wsr_pin_name *n)
+{
+	return !n->balloon && n->kind != WSR_PIN_MAP;
+}
+
+void wsr_unpin_estimator_progs(const char *dir)
+{
+	unpin_where(dir, estimator_prog);
 }
 
 int wsr_pin_link(const char *dir, struct bpf_link *link, const char *name,
@@ -115,11 +136,47 @@ void wsr_pins_close(struct wsr_pins *p)
 	}
 }
 
+int wsr_check_map_layout(int fd, const char *dir, const struct wsr_map_layout *want,
+			 struct wsr_err *err)
+{
+	struct bpf_map_info info = {};
+	__u32 len = sizeof(info);
+	int e;
+
+	if (bpf_obj_get_info_by_fd(fd, &info, &len)) {
+		e = errno;
+		snprintf(err->msg, sizeof(err->msg), "cannot read what %s/%s is: %s", dir,
+			 want->name, strerror(e));
+		return -e;
+	}
+	if (info.type == want->type && info.key_size == want->key_size &&
+	    info.value_size == want->value_size &&
+	    (!want->max_entries || info.max_entries == want->max_entries))
+		return 0;
+	snprintf(err->msg, sizeof(err->msg),
+		 "%s/%s is a map of another layout (type %u, key %u bytes, value %u bytes, "
+		 "%u entries; this wsr's: type %u, %u, %u, %u): pins of an older or newer "
+		 "wsr, which this one would misread.  \"wsr unload\" removes them and the "
+		 "knobs they hold; then start \"wsr daemon\" again, and set the knobs again",
+		 dir, want->name, info.type, info.key_size, info.value_size, info.max_entries,
+		 want->type, want->key_size, want->value_size,
+		 want->max_entries ? want->max_entries : info.max_entries);
+	return -EPROTO;
+}
+
 int wsr_pins_open(struct wsr_pins *p, const char *dir, const struct wsr_sys *sys,
 		  struct wsr_err *err)
 {
-	static const char *const names[] = { WSR_PIN_CONFIG, WSR_PIN_REPORTS, WSR_PIN_LIVE,
-					     WSR_PIN_REACCESS, WSR_PIN_WATCHERS };
+	/* as bpf/ declares them; max_entries is the daemon's to check */
+#define LAYOUT(name, type, key, value) { name, BPF_MAP_TYPE_##type, sizeof(key), sizeof(value), 0 }
+	static const struct wsr_map_layout maps[] = {
+		LAYOUT(WSR_PIN_CONFIG, HASH, struct wsr_key, struct wsr_config),
+		LAYOUT(WSR_PIN_REPORTS, HASH, struct wsr_key, struct wsr_report),
+		LAYOUT(WSR_PIN_LIVE, HASH, struct wsr_key, struct wsr_report),
+		LAYOUT(WSR_PIN_REACCESS, HASH, struct wsr_key, struct wsr_hist),
+		LAYOUT(WSR_PIN_WATCHERS, HASH, __u32, __u32),
+	};
+#undef LAYOUT
 	int *fds[] = { &p->config, &p->reports, &p->live, &p->reaccess, &p->watchers };
 	size_t i;
 	int ret;
@@ -136,12 +193,15 @@ int wsr_pins_open(struct wsr_pins *p, const char *dir, const struct wsr_sys *sys
 	if (ret)
 		return ret;
 	for (i = 0; i < sizeof(fds) / sizeof(fds[0]); i++) {
-		ret = wsr_pin_open(dir, names[i], err);
+		ret = wsr_pin_open(dir, maps[i].name, err);
+		if (ret >= 0) {
+			*fds[i] = ret;
+			ret = wsr_check_map_layout(ret, dir, &maps[i], err);
+		}
 		if (ret < 0) {
 			wsr_pins_close(p);
 			return ret;
 		}
-		*fds[i] = ret;
 	}
 	return 0;
 }

@@ -5,12 +5,10 @@
  * that BPF writes an event to for every report.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -51,17 +49,10 @@ static int on_event(void *ctx, void *data, size_t size)
 static int claim_slot(const struct wsr_pins *p, struct wsr_err *err)
 {
 	__u32 slot, pid = getpid(), owner;
-	int dir = open(p->dir, O_RDONLY | O_DIRECTORY), ret = -EBUSY;
+	int dir = wsr_lock_pin_dir(p->dir, WSR_LOCK_TIMEOUT_MS, err), ret = -EBUSY;
 
-	if (dir < 0) {
-		ret = -errno;
-		snprintf(err->msg, sizeof(err->msg), "cannot open %s: %s", p->dir, strerror(-ret));
-		goto out;
-	}
-	ret = wsr_lock_dir(dir, p->dir, WSR_LOCK_TIMEOUT_MS, err);
-	if (ret)
-		goto out;
-	ret = -EBUSY;
+	if (dir < 0)
+		return dir;
 	for (slot = 0; slot < WSR_MAX_WATCHERS; slot++) {
 		if (!bpf_map_update_elem(p->watchers, &slot, &pid, BPF_NOEXIST)) {
 			ret = slot;
@@ -79,9 +70,7 @@ static int claim_slot(const struct wsr_pins *p, struct wsr_err *err)
 	if (ret == -EBUSY)
 		snprintf(err->msg, sizeof(err->msg), "all %d watcher slots are taken",
 			 WSR_MAX_WATCHERS);
-out:
-	if (dir >= 0)
-		close(dir);	/* and the lock with it */
+	close(dir);	/* and the lock with it */
 	return ret;
 }
 

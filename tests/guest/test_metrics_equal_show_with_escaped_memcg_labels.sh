@@ -2,11 +2,12 @@
 # (pages x 4096) with wsr-host's labels: exactly for a memcg's reclaim
 # report, which both read, and within what two reads apart differ for the
 # node level and the nodes read live.  A memcg path with a quote and a
-# backslash is escaped in its label; --all-memcgs names each configured
-# memcg once and no other; --output replaces its file whole (mode 0644, no
-# temporary file left); bad input is refused.  The host runs promtool on
-# the exposition, which this test prints on the console between markers
-# (vmtests/check.sh: the guest has no promtool).
+# backslash is escaped in its label, and so is a byte that is not UTF-8
+# (a cgroup name may hold any byte, a label only UTF-8); --all-memcgs
+# names each configured memcg once and no other; --output replaces its
+# file whole (mode 0644, no temporary file left); bad input is refused.
+# The host runs promtool on the exposition, which this test prints on the
+# console between markers (vmtests/check.sh: the guest has no promtool).
 . "$(dirname "$0")/lib.sh"
 wsr_start
 name='gm"q\x'
@@ -14,11 +15,15 @@ name='gm"q\x'
 esc='/gm\"q\\x'
 cg=$(make_memcg "$name")
 make_memcg gm-unconfigured >/dev/null
+# a name with the byte 0xff, which begins no UTF-8 sequence: written \\xff
+bad=$(printf 'gm\377')
+make_memcg "$bad" >/dev/null
 echo 24M >"$cg/memory.max"
 # bins no page crosses during the test at the node level; the memcg's
 # report is one histogram, whatever its bins
 expect_ok wsr set intervals_ms 3600000,7200000,10800000
 expect_ok wsr set --memcg "/$name" intervals_ms 1000,10000,60000
+expect_ok wsr set --memcg "/$bad" intervals_ms 1000,10000,60000
 # one report on reclaim, then none for 10 minutes, and reads return it
 expect_ok wsr set --memcg "/$name" refresh_ms 600000
 expect_ok wsr set --memcg "/$name" report_ms 600000
@@ -94,7 +99,11 @@ samples_close /tmp/root.want /tmp/root.got >/tmp/root.diff || fail "node level: 
 dup=$(grep -v '^#' /tmp/gm.prom | cut -d' ' -f1 | sort | uniq -d | head -n 1)
 [ -z "$dup" ] || fail "a series twice: $dup"
 labels=$(grep -o '^wsr_reports_total{memcg="[^,]*,node="[0-9]*"' /tmp/gm.prom | sort -u | wc -l)
-[ "$labels" = 4 ] || fail "wsr_reports_total has $labels series, not 2 memcgs x 2 nodes"
+[ "$labels" = 6 ] || fail "wsr_reports_total has $labels series, not 3 memcgs x 2 nodes"
+grep -qF 'wsr_reports_total{memcg="/gm\\xff",node="0",cause="reclaim"} ' /tmp/gm.prom ||
+	fail "/gm<0xff> is not labelled memcg=\"/gm\\\\xff\": $(grep -a '^wsr_reports_total{memcg="/gm' /tmp/gm.prom | head -n 2)"
+! od -An -tx1 -v /tmp/gm.prom | grep -q ' [89a-f][0-9a-f]' ||
+	fail "the exposition holds bytes above 0x7f: $(grep -an "$bad" /tmp/gm.prom | head -n 1)"
 grep -q 'memcg="/gm-unconfigured"' /tmp/gm.prom && fail "an unconfigured memcg is shown"
 grep -qxF "wsr_reports_total{memcg=\"$esc\",node=\"0\",cause=\"reclaim\"} 1" /tmp/gm.prom ||
 	fail "not 1 reclaim report of /$name on node 0: $(grep "^wsr_reports_total" /tmp/gm.prom | paste -sd' ')"
