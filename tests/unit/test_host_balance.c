@@ -1178,21 +1178,172 @@ static const char *test_bad_input_refused(void)
 	return NULL;
 }
 
-static const struct unit_test tests[] = {
-	{ "balance_bad_input_is_refused", test_bad_input_refused },
+/*
+ * The tests run in parallel, each in a child of its own: they mostly
+ * wait on balance's timers, so together they take about as long as the
+ * longest one rather than the sum.  Each child has its own fakes, its
+ * own folder and its own balance (which dies with it: PR_SET_PDEATHSIG
+ * in start()); its output is kept and printed in the table's order, so
+ * that the lines are those a serial run prints.  A test marked "alone"
+ * runs after the others have ended, by itself: the metrics flood's 1,100
+ * connections would load the machine under the others' timing checks.
+ */
+static const struct {
+	const char *name;
+	const char *(*fn)(void);
+	int alone;
+} tests[] = {
+	{ "balance_bad_input_is_refused", test_bad_input_refused, 0 },
 	{ "balance_keeps_serving_when_a_vm_closes_and_reconnects",
-	  test_two_vms_one_closes },
+	  test_two_vms_one_closes, 0 },
 	{ "balance_deflates_one_vm_and_serves_a_scrape_while_another_never_answers",
-	  test_b_deflates_while_a_never_answers },
-	{ "balance_cuts_off_a_vm_that_sends_an_endless_message", test_endless },
-	{ "balance_keeps_each_target_within_its_vms_min_and_max", test_vm_bounds },
-	{ "balance_dry_run_decides_and_sends_no_balloon", test_dry_run },
+	  test_b_deflates_while_a_never_answers, 0 },
+	{ "balance_cuts_off_a_vm_that_sends_an_endless_message", test_endless, 0 },
+	{ "balance_keeps_each_target_within_its_vms_min_and_max", test_vm_bounds, 0 },
+	{ "balance_dry_run_decides_and_sends_no_balloon", test_dry_run, 0 },
 	{ "balance_decides_a_reclaim_event_and_an_answer_in_one_read",
-	  test_reclaim_and_answer_in_one_read },
-	{ "balance_on_exit_deflates_what_it_set_or_keeps_it", test_on_exit },
-	{ "balance_leaves_a_vm_alone_whose_target_was_set_elsewhere", test_foreign },
+	  test_reclaim_and_answer_in_one_read, 0 },
+	{ "balance_on_exit_deflates_what_it_set_or_keeps_it", test_on_exit, 0 },
+	{ "balance_leaves_a_vm_alone_whose_target_was_set_elsewhere", test_foreign, 0 },
 	{ "balance_metrics_flood_leaves_a_reconnecting_vm_managed_and_a_scrape_served",
-	  test_metrics_flood },
+	  test_metrics_flood, 1 },
 };
+#define NR_TESTS (sizeof(tests) / sizeof(tests[0]))
 
-UNIT_MAIN(tests)
+/* no test takes a minute; one that hangs is killed and fails, not the run */
+#define TEST_LIMIT_S 120
+
+static struct {
+	pid_t pid;
+	FILE *out;		/* the child's stdout and stderr, then its verdict */
+	int done, status;
+	double start_ms, ms;
+} run[NR_TESTS];
+
+/* test @i in a child: its message (if it failed) after its output in run[i].out */
+static void run_child(unsigned int i)
+{
+	const char *err;
+	FILE *res = tmpfile();
+
+	run[i].start_ms = mono_ms();
+	fflush(stdout);
+	fflush(stderr);
+	if (!res || (run[i].pid = fork()) < 0) {
+		/* said as this test's failure; the others still run */
+		run[i].pid = -1;
+		run[i].done = 1;
+		run[i].status = -1;
+		run[i].out = res;
+		return;
+	}
+	run[i].out = res;
+	if (run[i].pid)
+		return;
+	/* the child: dies with the runner (and its balance with it) */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() == 1)
+		_exit(97);
+	if (dup2(fileno(res), 1) < 0 || dup2(fileno(res), 2) < 0)
+		_exit(96);
+	setvbuf(stdout, NULL, _IONBF, 0);
+	alarm(TEST_LIMIT_S);
+	err = tests[i].fn();
+	/* the message last, after a line of its own that no output has */
+	if (err)
+		printf("\n\x01%s", err);
+	_exit(err ? 1 : 0);
+}
+
+/* print test @i: its output, then its verdict (a crash or kill is a FAIL) */
+static int print_result(unsigned int i)
+{
+	static char buf[1 << 16];
+	char *msg = NULL;
+	size_t n = 0;
+	int st = run[i].status;
+	int failed = 1;
+
+	if (run[i].out) {
+		rewind(run[i].out);
+		n = fread(buf, 1, sizeof(buf) - 1, run[i].out);
+		fclose(run[i].out);
+	}
+	buf[n] = 0;
+	msg = strstr(buf, "\n\x01");
+	if (msg) {
+		*msg = 0;
+		msg += 2;
+	}
+	if (buf[0])
+		fprintf(stderr, "%s%s", buf, buf[strlen(buf) - 1] == '\n' ? "" : "\n");
+	fprintf(stderr, "%s took %.1f s\n", tests[i].name, run[i].ms / 1e3);
+	fflush(stderr);
+	if (run[i].pid < 0)
+		printf("FAIL %s: could not start its process\n", tests[i].name);
+	else if (WIFEXITED(st) && WEXITSTATUS(st) == 0 && !msg)
+		failed = 0, printf("PASS %s\n", tests[i].name);
+	else if (WIFEXITED(st) && WEXITSTATUS(st) == 1 && msg)
+		printf("FAIL %s: %s\n", tests[i].name, msg);
+	else if (WIFSIGNALED(st) && WTERMSIG(st) == SIGALRM)
+		printf("FAIL %s: not done in %d s (killed)\n", tests[i].name, TEST_LIMIT_S);
+	else if (WIFSIGNALED(st))
+		printf("FAIL %s: its process was killed by signal %d (%s)\n", tests[i].name,
+		       WTERMSIG(st), strsignal(WTERMSIG(st)));
+	else
+		printf("FAIL %s: its process exited with status %d and no verdict\n",
+		       tests[i].name, WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+	fflush(stdout);
+	return failed;
+}
+
+/*
+ * Wait for every child running, printing as they end those done whose
+ * turn it is: the table's order, a test not done yet (or not yet started:
+ * one run alone) holding back those after it.  How many printed failed.
+ */
+static int wait_all(unsigned int *next)
+{
+	unsigned int i;
+	int failed = 0, st;
+	pid_t pid;
+
+	for (;;) {
+		pid = waitpid(-1, &st, 0);
+		if (pid < 0 && errno == EINTR)
+			continue;
+		if (pid < 0)
+			break;
+		for (i = 0; i < NR_TESTS; i++) {
+			if (run[i].pid == pid && !run[i].done) {
+				run[i].done = 1;
+				run[i].status = st;
+				run[i].ms = mono_ms() - run[i].start_ms;
+			}
+		}
+		for (; *next < NR_TESTS && run[*next].done; ++*next)
+			failed += print_result(*next);
+	}
+	/* the ones that could not start */
+	for (; *next < NR_TESTS && run[*next].done; ++*next)
+		failed += print_result(*next);
+	return failed;
+}
+
+int main(void)
+{
+	unsigned int i, next = 0;
+	int failed = 0;
+
+	for (i = 0; i < NR_TESTS; i++)
+		if (!tests[i].alone)
+			run_child(i);
+	failed += wait_all(&next);
+	for (i = 0; i < NR_TESTS; i++) {
+		if (!tests[i].alone)
+			continue;
+		run_child(i);
+		failed += wait_all(&next);
+	}
+	return failed != 0;
+}
