@@ -5,9 +5,10 @@
 # to three times: a word replaced by a hostile one (huge, negative or
 # malformed numbers, long and strange paths, bytes that are not UTF-8,
 # other options), a word dropped, repeated or cut short, two swapped.
-# They run against a real QEMU, stopped (-S), with the working-set device,
-# one at a time, each for at most 0.3 s (watch, request and balance wait
-# on a guest that never runs).  Prints "PASS name" or "FAIL name: reason":
+# They run against real QEMUs, stopped (-S), with the working-set device,
+# in 3 shards at once (a QEMU each, one case at a time on it), each case
+# for at most 0.3 s (watch, request and balance wait on a guest that
+# never runs).  Prints "PASS name" or "FAIL name: reason":
 #   host_args_fuzz_no_sanitizer_report_or_crash: every case exits 0, 1,
 #     2 or by the time limit, with no sanitizer report;
 #   host_args_fuzz_rejected_inputs_change_nothing: after each case that
@@ -34,20 +35,42 @@ HOST=${BUILD:-$WSR_ROOT/build}/asan/wsr-host
 PLAIN=${BUILD:-$WSR_ROOT/build}/wsr-host
 { [ -x "$HOST" ] && [ -x "$PLAIN" ]; } || die "no $HOST or $PLAIN (make all $HOST)"
 qemu=$("$WSR_ROOT"/vmtests/build-qemu.sh)
+# The cases run in SHARDS shards at once, each against a QEMU of its own,
+# one case at a time: most of a case's time is the wait on a guest that
+# never runs, so 3 shards take about a third of the time on 2 cores.  The
+# cases are drawn first, all of them, from the one seeded generator, in
+# the order a single shard drew them: a seed replays the same cases
+# whatever the sharding, and the verdicts are taken in case order.
+SHARDS=3
 dir=$(mktemp -d)
-sock=$dir/qmp
-pid=""
-trap '[ -z "$pid" ] || kill "$pid" 2>/dev/null; rm -rf "$dir"' EXIT
-"$qemu/qemu-system-x86_64" -L "$qemu/pc-bios" -L /usr/share/seabios -L /usr/share/qemu \
-	-machine pc,accel=tcg -S -display none -nic none -monitor none \
-	-device virtio-balloon-pci,id=balloon0,working-set=on,working-set-bins=5 \
-	-qmp "unix:$sock,server=on,wait=off" >"$dir/qemu.log" 2>&1 &
-pid=$!
-for _ in $(seq 1 50); do [ -S "$sock" ] && break; sleep 0.1; done
-[ -S "$sock" ] || die "QEMU did not start: $(cat "$dir/qemu.log")"
+pids=()
+# shellcheck disable=SC2317 # the trap's
+cleanup() {
+	local p
+	for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
+	wait 2>/dev/null
+	rm -rf "$dir"
+}
+trap cleanup EXIT
+# sock_of K: shard K's QMP socket; every shard's path has the same length,
+# as the cases are drawn with shard 0's (a word cut short cuts it alike)
+sock_of() { echo "$dir/q$1/qmp"; }
+for ((k = 0; k < SHARDS; k++)); do
+	mkdir "$dir/q$k"
+	"$qemu/qemu-system-x86_64" -L "$qemu/pc-bios" -L /usr/share/seabios -L /usr/share/qemu \
+		-machine pc,accel=tcg -S -display none -nic none -monitor none \
+		-device virtio-balloon-pci,id=balloon0,working-set=on,working-set-bins=5 \
+		-qmp "unix:$(sock_of "$k"),server=on,wait=off" >"$dir/q$k/qemu.log" 2>&1 &
+	pids+=($!)
+done
+for ((k = 0; k < SHARDS; k++)); do
+	for _ in $(seq 1 50); do [ -S "$(sock_of "$k")" ] && break; sleep 0.1; done
+	[ -S "$(sock_of "$k")" ] || die "QEMU $k did not start: $(cat "$dir/q$k/qemu.log")"
+done
+sock=$(sock_of 0)
 
-# state: what a wsr-host command could change on the device, by the
-# uninstrumented build
+# state: what a wsr-host command could change on the device (at $sock),
+# by the uninstrumented build
 state() {
 	"$PLAIN" --qmp "$sock" qmp '{"execute":"qom-get","arguments":{"path":"/machine/peripheral/balloon0","property":"guest-stats-polling-interval"}}'
 	"$PLAIN" --qmp "$sock" qmp '{"execute":"query-balloon"}'
@@ -57,8 +80,6 @@ state() {
 reset() {
 	"$PLAIN" --qmp "$sock" qmp '{"execute":"qom-set","arguments":{"path":"/machine/peripheral/balloon0","property":"guest-stats-polling-interval","value":0}}' >/dev/null 2>&1
 }
-reset
-state >"$dir/state0" 2>&1
 
 long=$(printf 'A%.0s' $(seq 1 4096))
 bases=(
@@ -107,34 +128,95 @@ mutate() {
 
 RANDOM=$seed
 echo "seed $seed (WSR_HOST_FUZZ_SEED), $cases cases"
-crashes=0 changed=0 timed=0 first_crash="" first_change=""
+# draw every case: $dir/cases/C holds case C's words, each ended by a NUL
+mkdir "$dir/cases" "$dir/res"
 for ((c = 1; c <= cases; c++)); do
 	rand ${#bases[@]}
 	read -r -a w <<<"${bases[r]}"
 	rand 3
 	for ((m = r; m >= 0; m--)); do mutate; done
-	ASAN_OPTIONS=exitcode=99:detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-		timeout -k 1 0.3 "$HOST" "${w[@]}" >"$dir/out" 2>"$dir/err" </dev/null
-	rc=$?
-	if { [ "$rc" != 0 ] && [ "$rc" != 1 ] && [ "$rc" != 2 ] && [ "$rc" != 124 ]; } ||
-		grep -q 'Sanitizer\|runtime error:' "$dir/err"; then
-		crashes=$((crashes + 1))
-		[ -n "$first_crash" ] || first_crash="case $c, status $rc: wsr-host$(printf ' %q' "${w[@]}"): $(grep -m1 'ERROR\|runtime error\|SUMMARY' "$dir/err" | head -c 300)"
-	fi
-	[ "$rc" != 124 ] || timed=$((timed + 1))
-	if [ "$rc" = 1 ] || [ "$rc" = 2 ]; then
-		state >"$dir/state" 2>&1
-		if ! cmp -s "$dir/state0" "$dir/state"; then
-			changed=$((changed + 1))
-			[ -n "$first_change" ] || first_change="case $c, status $rc: wsr-host$(printf ' %q' "${w[@]}"): $(diff "$dir/state0" "$dir/state" | tr '\n' ' ' | head -c 300)"
+	printf '%s\0' "${w[@]}" >"$dir/cases/$c"
+done
+
+# shard K: cases K+1, K+1+SHARDS, ... against QEMU K, one at a time; case
+# C's result in $dir/res/C: its status, then whether it crashed (or had a
+# sanitizer report), then whether it changed the device, then a line
+# saying what it did so (as the verdicts quote it)
+shard() {
+	local k=$1 c rc crash change why s0
+	sock=$(sock_of "$k")
+	s0=$(sock_of 0)
+	reset
+	state >"$dir/q$k/state0" 2>&1
+	for ((c = k + 1; c <= cases; c += SHARDS)); do
+		mapfile -d '' -t w <"$dir/cases/$c"
+		# the case as drawn, on this shard's device
+		w=("${w[@]//"$s0"/$sock}")
+		ASAN_OPTIONS=exitcode=99:detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+			timeout -k 1 0.3 "$HOST" "${w[@]}" >"$dir/q$k/out" 2>"$dir/q$k/err" </dev/null
+		rc=$?
+		crash=0 change=0 why=""
+		if { [ "$rc" != 0 ] && [ "$rc" != 1 ] && [ "$rc" != 2 ] && [ "$rc" != 124 ]; } ||
+			grep -q 'Sanitizer\|runtime error:' "$dir/q$k/err"; then
+			crash=1
+			why="case $c, status $rc: wsr-host$(printf ' %q' "${w[@]}"): $(grep -m1 'ERROR\|runtime error\|SUMMARY' "$dir/q$k/err" | head -c 300)"
+		fi
+		if [ "$rc" = 1 ] || [ "$rc" = 2 ]; then
+			state >"$dir/q$k/state" 2>&1
+			if ! cmp -s "$dir/q$k/state0" "$dir/q$k/state"; then
+				change=1
+				why="case $c, status $rc: wsr-host$(printf ' %q' "${w[@]}"): $(diff "$dir/q$k/state0" "$dir/q$k/state" | tr '\n' ' ' | head -c 300)"
+				reset
+			fi
+		else
 			reset
 		fi
-	else
-		reset
+		# whole or not at all: a shard killed mid-write leaves no result
+		printf '%s %s %s %s\n' "$rc" "$crash" "$change" "$why" >"$dir/res/$c.new"
+		mv "$dir/res/$c.new" "$dir/res/$c"
+	done
+}
+shards=()
+for ((k = 0; k < SHARDS; k++)); do
+	shard "$k" &
+	shards+=($!)
+done
+# every shard's status: one that stopped early leaves cases without results
+stopped=""
+for ((k = 0; k < SHARDS; k++)); do
+	wait "${shards[k]}" || stopped+=" shard $k (status $?)"
+done
+
+# the verdicts, in case order, as one shard would have reached them
+crashes=0 changed=0 timed=0 missing=0 first_crash="" first_change="" first_missing=""
+for ((c = 1; c <= cases; c++)); do
+	if [ ! -f "$dir/res/$c" ]; then
+		missing=$((missing + 1))
+		[ -n "$first_missing" ] || first_missing=$c
+		continue
+	fi
+	read -r rc crash change why <"$dir/res/$c"
+	if [ "$crash" = 1 ]; then
+		crashes=$((crashes + 1))
+		[ -n "$first_crash" ] || first_crash=$why
+	fi
+	[ "$rc" != 124 ] || timed=$((timed + 1))
+	if [ "$change" = 1 ]; then
+		changed=$((changed + 1))
+		[ -n "$first_change" ] || first_change=$why
 	fi
 	[ $((c % 100)) != 0 ] || echo "$c of $cases cases run ($crashes crashes, $timed at the time limit)"
 done
+# a case that did not run is no pass: its shard stopped (killed, crashed)
+if [ "$missing" != 0 ]; then
+	crashes=$((crashes + missing))
+	first_crash="$missing cases did not run, the first case $first_missing (stopped:${stopped:- none}); ${first_crash:-none crashed}"
+elif [ -n "$stopped" ]; then
+	first_crash="every case ran, but a shard exited non-zero:$stopped; ${first_crash:-none crashed}"
+fi
 verdict host_args_fuzz_no_sanitizer_report_or_crash \
 	"${first_crash:+$crashes cases crashed or had a sanitizer report; the first: $first_crash}"
 verdict host_args_fuzz_rejected_inputs_change_nothing \
 	"${first_change:+$changed rejected cases changed the device; the first: $first_change}"
+# non-zero when a verdict failed
+[ -z "$first_crash$first_change" ]
