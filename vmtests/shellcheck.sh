@@ -42,16 +42,38 @@ command -v shellcheck >/dev/null ||
 	{ verdict shellcheck "not installed (make setup installs it)"; exit 0; }
 mapfile -t files < <(shell_files "$root")
 [ "${#files[@]}" -gt 0 ] || { verdict shellcheck "no shell files found in $root"; exit 0; }
-err=$(mktemp)
-trap 'rm -f "$err"' EXIT
-# one run for all: each file's findings, as "FILE:LINE:COL: LEVEL: MESSAGE [SCnnnn]"
-findings=$(cd "$root" && shellcheck --severity=style --format=gcc -- "${files[@]}" 2>"$err")
-rc=$?
-# 0: nothing found, 1: findings; anything else means files went unchecked
-if [ "$rc" -gt 1 ]; then
-	verdict shellcheck "status $rc: $(head -n 1 "$err")"
-	exit 0
-fi
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+# JOBS shellcheck runs at once, one per core, each on a share of the
+# files (dealt out round-robin, largest first, so the shares take about as
+# long): one run for all kept one core busy and the other idle.  Each
+# run's findings, as "FILE:LINE:COL: LEVEL: MESSAGE [SCnnnn]", are read
+# together below, so the verdicts are those of one run.
+jobs=$(nproc 2>/dev/null || echo 2)
+[ "$jobs" -ge 1 ] || jobs=1
+[ "$jobs" -le "${#files[@]}" ] || jobs=${#files[@]}
+mapfile -t by_size < <(cd "$root" && wc -c -- "${files[@]}" | sed '$d' | sort -rn |
+	sed 's/^ *[0-9]* //')
+# wc names a file as given: a name wc would quote cannot be dealt out
+[ "${#by_size[@]}" = "${#files[@]}" ] || { by_size=("${files[@]}"); jobs=1; }
+pids=()
+for ((j = 0; j < jobs; j++)); do
+	share=()
+	for ((i = j; i < ${#by_size[@]}; i += jobs)); do share+=("${by_size[i]}"); done
+	(cd "$root" && shellcheck --severity=style --format=gcc -- "${share[@]}") \
+		>"$tmp/findings-$j" 2>"$tmp/err-$j" &
+	pids+=($!)
+done
+for ((j = 0; j < jobs; j++)); do
+	wait "${pids[j]}"
+	rc=$?
+	# 0: nothing found, 1: findings; anything else means files went unchecked
+	if [ "$rc" -gt 1 ]; then
+		verdict shellcheck "status $rc: $(head -n 1 "$tmp/err-$j")"
+		exit 0
+	fi
+done
+findings=$(cat "$tmp"/findings-*)
 # a verdict per file, in order, from the findings that name it: awk
 # prints "FILE<tab>REASON" (no reason: no findings)
 printf '%s\n' "$findings" | awk -v list="$(printf '%s\n' "${files[@]}")" '
