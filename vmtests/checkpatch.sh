@@ -85,13 +85,13 @@ check_series() {
 	for p in "$@"; do
 		case "$p" in */0000-cover-letter.patch) continue ;; esac
 		id=$(patch_id "$p")
-		findings "$p" >"$tmp/f"
-		if grep -q '^broken' "$tmp/f"; then
-			bad+="; ${p##*/}: checkpatch.pl failed, $(sed -n 's/^broken\t//p' "$tmp/f")"
+		findings "$p" >"$tmp/f-$name"
+		if grep -q '^broken' "$tmp/f-$name"; then
+			bad+="; ${p##*/}: checkpatch.pl failed, $(sed -n 's/^broken\t//p' "$tmp/f-$name")"
 			continue
 		fi
-		if [ "$(grep -c '^total' "$tmp/f")" != 1 ] ||
-			[ "$(grep -vc '^total' "$tmp/f")" != "$(sed -n 's/^total\t//p' "$tmp/f")" ]; then
+		if [ "$(grep -c '^total' "$tmp/f-$name")" != 1 ] ||
+			[ "$(grep -vc '^total' "$tmp/f-$name")" != "$(sed -n 's/^total\t//p' "$tmp/f-$name")" ]; then
 			bad+="; ${p##*/}: its findings could not be read from checkpatch.pl's output"
 			continue
 		fi
@@ -104,7 +104,7 @@ check_series() {
 			else
 				bad+="; ${p##*/}:$line $level:$type $msg"
 			fi
-		done <"$tmp/f"
+		done <"$tmp/f-$name"
 	done
 	# entries for the patches checked (to the end) that match no finding
 	for key in "${!allowed[@]}"; do
@@ -190,6 +190,18 @@ fi
 if [ $# -gt 0 ]; then
 	series "$@"
 else
-	series qemu "$WSR_ROOT"/qemu-patches/0*.patch
-	series kernel "$WSR_ROOT"/kernel-patches/0*.patch
+	# both series at once (a core each: checkpatch.pl is one process),
+	# their verdicts printed in this order; one that stops early says so
+	series qemu "$WSR_ROOT"/qemu-patches/0*.patch >"$tmp/out-qemu" 2>&1 &
+	qpid=$!
+	series kernel "$WSR_ROOT"/kernel-patches/0*.patch >"$tmp/out-kernel" 2>&1 &
+	kpid=$!
+	wait "$qpid"
+	rc=$?
+	cat "$tmp/out-qemu"
+	[ "$rc" = 0 ] || verdict qemu-series-checkpatch "its check stopped with status $rc"
+	wait "$kpid"
+	rc=$?
+	cat "$tmp/out-kernel"
+	[ "$rc" = 0 ] || verdict kernel-series-checkpatch "its check stopped with status $rc"
 fi
