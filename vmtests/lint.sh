@@ -6,8 +6,8 @@
 # a shell file with an unquoted variable, a kernel and a QEMU patch with
 # trailing whitespace, a stale allowlist entry, a cover letter that quotes
 # another message than the one allowed; and each #define name with one
-# home (vmtests/define-homes.sh).  About 25 s on 2 cores that are busy
-# with other work.
+# home (vmtests/define-homes.sh).  The checks run at once, their output
+# printed in a fixed order.
 #
 # Prints "PASS name" or "FAIL name: reason"; exits non-zero on any FAIL.
 set -u
@@ -218,15 +218,44 @@ verdict_is_not_shadowed() {
 	fi
 }
 
+# job LABEL CMD...: CMD in the background, its output kept for report_jobs
+mkdir "$tmp/jobs"
+job_pids=() job_labels=()
+job() {
+	local n=${#job_pids[@]}
+	job_labels+=("$1")
+	shift
+	"$@" >"$tmp/jobs/$n" 2>&1 &
+	job_pids+=($!)
+}
+
+# report_jobs: each job's output in the order they were started, as it
+# ends; a job that exits non-zero (killed, a set -u abort) fails, as the
+# checks after where it stopped did not run
+report_jobs() {
+	local n rc
+	for n in "${!job_pids[@]}"; do
+		wait "${job_pids[n]}"
+		rc=$?
+		cat "$tmp/jobs/$n"
+		[ "$rc" = 0 ] || verdict "lint/${job_labels[n]}" \
+			"exited with status $rc: the checks after where it stopped did not run"
+	done
+}
+
+# The checks at once: each is one process at a time (shellcheck.sh and
+# checkpatch.sh spread their own work over the cores), and one after
+# another they left a core idle.  Their output is printed in this order.
 {
-	"$WSR_ROOT"/vmtests/shellcheck.sh
-	"$WSR_ROOT"/vmtests/checkpatch.sh
-	shellcheck_self_tests
-	checkpatch_self_tests
-	defines_have_one_home
-	make_help_lists_every_target
-	balloon_test_files_are_named_after_their_tests
-	vmstate_is_checked_in
-	verdict_is_not_shadowed
+	job shellcheck "$WSR_ROOT"/vmtests/shellcheck.sh
+	job checkpatch "$WSR_ROOT"/vmtests/checkpatch.sh
+	job shellcheck_self_tests shellcheck_self_tests
+	job checkpatch_self_tests checkpatch_self_tests
+	job defines_have_one_home defines_have_one_home
+	job make_help_lists_every_target make_help_lists_every_target
+	job balloon_test_files_are_named_after_their_tests balloon_test_files_are_named_after_their_tests
+	job vmstate_is_checked_in vmstate_is_checked_in
+	job verdict_is_not_shadowed verdict_is_not_shadowed
+	report_jobs
 } | tee "$tmp/out"
 ! grep -q '^FAIL' "$tmp/out"
