@@ -44,34 +44,63 @@ qemu_cmd() {
 	echo "$dir/${1##*/}/qemu-system-x86_64"
 }
 
-# run_qtest LABEL BUILD PATH...: run each qos test PATH against BUILD's
-# QEMU, one PASS/FAIL line per test, then the sanitizers' verdict
-run_qtest() {
-	local label=$1 qemu log rc p
-	qemu=$(qemu_cmd "$2")
-	shift 2
-	for p in "$@"; do
-		log=$dir/$label-${p//\//_}.log
-		# (a subshell: an assertion aborts, which is said below, not by bash)
-		(QTEST_QEMU_BINARY=$qemu timeout 600 "$asan/qos-test" --tap -p "$p" >"$log" 2>&1
-			exit $?) 2>/dev/null
-		rc=$?
-		if [ "$rc" = 0 ] && grep -q '^ok ' "$log"; then
-			verdict "qtest-$label/${p#*/virtio-balloon-tests/}"
-		else
-			verdict "qtest-$label/${p#*/virtio-balloon-tests/}" \
-				"exit $rc: $(grep -m1 -E 'ERROR:|Bail out|assertion|Sanitizer' "$log")"
-			grep -v -e '^# \(Start\|End\) of' -e 'ASan doesn.t fully support' "$log" |
-				tail -n 25 | sed 's/^/    /'
-		fi
-		grep -a '^# \(seed\|QEMU RSS\|[0-9]* valid\)' "$log" | sed 's/^# /    | /'
-	done
+# run_one LABEL QEMU PATH: qos test PATH against QEMU (qemu_cmd's), its
+# PASS/FAIL line and what it says of itself on stdout; its log in
+# $dir/LABEL-PATH.log
+run_one() {
+	local label=$1 qemu=$2 p=$3 log rc
+	log=$dir/$label-${p//\//_}.log
+	# (a subshell: an assertion aborts, which is said below, not by bash)
+	(QTEST_QEMU_BINARY=$qemu timeout 600 "$asan/qos-test" --tap -p "$p" >"$log" 2>&1
+		exit $?) 2>/dev/null
+	rc=$?
+	if [ "$rc" = 0 ] && grep -q '^ok ' "$log"; then
+		verdict "qtest-$label/${p#*/virtio-balloon-tests/}"
+	else
+		verdict "qtest-$label/${p#*/virtio-balloon-tests/}" \
+			"exit $rc: $(grep -m1 -E 'ERROR:|Bail out|assertion|Sanitizer' "$log")"
+		grep -v -e '^# \(Start\|End\) of' -e 'ASan doesn.t fully support' "$log" |
+			tail -n 25 | sed 's/^/    /'
+	fi
+	grep -a '^# \(seed\|QEMU RSS\|[0-9]* valid\)' "$log" | sed 's/^# /    | /'
+}
+
+# sanitizers LABEL: the sanitizers' verdict on LABEL's logs (the plain
+# build has none to give unless something slipped through)
+sanitizers() {
+	local label=$1
 	if cat "$dir/$label"-*.log | grep -Eq "$SANITIZER_REPORT"; then
 		verdict "qtest-$label/no-sanitizer-reports" "$(cat "$dir/$label"-*.log | grep -Em1 "$SANITIZER_REPORT")"
 		cat "$dir/$label"-*.log | grep -E -A20 "$SANITIZER_REPORT" | head -n 60 | sed 's/^/    /'
 	elif [ "$label" = asan ]; then
 		verdict "qtest-$label/no-sanitizer-reports"
 	fi
+}
+
+# The tests run two at a time (each is its own QEMU and qos-test; most
+# wait on QEMU's timers or on one another, one at a time they left a core
+# idle); their lines are printed in the order below, as each ends.  job
+# starts one, finish_job waits for the oldest running and prints it: a
+# job that did not end by itself (killed) fails with its status.
+job_pids=() job_names=() job_out=() started=0 finished=0 PARALLEL=2
+job() {
+	local label=$1 build=$2 p=$3
+	if [ $((started - finished)) -ge "$PARALLEL" ]; then finish_job; fi
+	job_names[started]=qtest-$label/${p#*/virtio-balloon-tests/}
+	job_out[started]=$dir/job-$started.out
+	# the wrapper qemu_cmd made (made again, it could be cut short under a
+	# job starting it)
+	run_one "$label" "$dir/${build##*/}/qemu-system-x86_64" "$p" >"${job_out[started]}" 2>&1 &
+	job_pids[started]=$!
+	started=$((started + 1))
+}
+finish_job() {
+	local rc
+	wait "${job_pids[finished]}"
+	rc=$?
+	cat "${job_out[finished]}"
+	[ "$rc" = 0 ] || verdict "${job_names[finished]}" "its run stopped with status $rc"
+	finished=$((finished + 1))
 }
 
 # the balloon tests on the i440FX machine (q35 would run the same again)
@@ -81,5 +110,20 @@ if [ "${#paths[@]}" = 0 ]; then
 	verdict qtest/list "qos-test lists no virtio-balloon tests"
 	exit 1
 fi
-QTEST_BALLOON_NO_RSS_CHECK=1 run_qtest asan "$asan" "${paths[@]}"
-run_qtest plain "$plain" "$(printf '%s\n' "${paths[@]}" | grep '/working-set/hostile-driver$')"
+# qemu_cmd's wrappers, made once (the jobs would write them at once)
+qemu_cmd "$asan" >/dev/null
+qemu_cmd "$plain" >/dev/null
+{
+	export QTEST_BALLOON_NO_RSS_CHECK=1
+	for p in "${paths[@]}"; do job asan "$asan" "$p"; done
+	unset QTEST_BALLOON_NO_RSS_CHECK
+	# the plain hostile driver too, beside the last of the asan tests
+	job plain "$plain" "$(printf '%s\n' "${paths[@]}" | grep '/working-set/hostile-driver$')"
+	# the asan tests' lines, then their sanitizers' verdict; then the plain one's
+	while [ "$finished" -lt $((started - 1)) ]; do finish_job; done
+	sanitizers asan
+	finish_job
+	sanitizers plain
+} | tee "$dir/out"
+# non-zero when a test failed
+! grep -q '^FAIL' "$dir/out"
