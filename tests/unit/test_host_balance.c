@@ -390,13 +390,46 @@ static int both_set(void)
 	return vm[0].balloons && vm[1].balloons;
 }
 
+/*
+ * The conditions the checks below wait for, each up to the window they
+ * had as a fixed wait: the checks are the same, a window ends when what
+ * it waits for has come (the windows that show that something did not
+ * happen stay fixed)
+ */
+static unsigned int cmds_before;
+
+static int both_decided(void)
+{
+	return vm[0].actual < RAM && strstr(file_text("out"), "decision time=") &&
+	       strstr(file_text("out"), "vm=b policy=working-set action=set");
+}
+
+static int b_loss_seen(void)
+{
+	return vm[0].cmds > cmds_before + 2 &&
+	       strstr(file_text("err"), "vm=b down: QEMU closed the socket");
+}
+
+static unsigned int accepts_before;
+
+static int b_reconnected(void)
+{
+	return vm[1].accepts > accepts_before && vm[1].fd >= 0;
+}
+
+static int a_deflated_on_reclaim(void)
+{
+	return vm[0].last_balloon > 0 &&
+	       strstr(file_text("out"), "vm=a policy=working-set action=set reason=deflate-");
+}
+
 static const char *two_vms_one_closes(void)
 {
 	unsigned int cmds, i;
 
 	ASSERT_TRUE(serve_until(3000, both_set), "a target on both in 3 s (a %u, b %u)",
 		    vm[0].balloons, vm[1].balloons);
-	serve(1000);
+	serve_until(1000, both_decided);
 	ASSERT_LT(vm[0].actual, RAM, "a's size");
 	ASSERT_GE(vm[0].actual, 128 * MIB, "a's size");
 	ASSERT_HAS_SUBSTR(file_text("out"), "decision time=", "a decision line");
@@ -409,23 +442,24 @@ static const char *two_vms_one_closes(void)
 	vm[1].fd = -1;
 	unlink(vm[1].path);
 	vm[1].lfd = -1;
-	cmds = vm[0].cmds;
-	serve(1500);
+	cmds = cmds_before = vm[0].cmds;
+	serve_until(1500, b_loss_seen);
 	ASSERT_GT(vm[0].cmds, cmds + 2, "a's commands after b closed");
 	ASSERT_HAS_SUBSTR(file_text("err"), "vm=b down: QEMU closed the socket", "b's loss logged");
 	ASSERT_OK(kill(balance_pid, 0), "balance still running");
 
 	/* b is back: reconnected at the next retry (0.5 s, 1 s, 2 s, ... after) */
 	ASSERT_OK(listen_on(&vm[1]), "listen again: %s", strerror(errno));
-	i = vm[1].accepts;
-	serve(3000);
+	i = accepts_before = vm[1].accepts;
+	serve_until(3000, b_reconnected);
 	ASSERT_GT(vm[1].accepts, i, "b's connections");
 	ASSERT_GE(vm[1].fd, 0, "b's connection");
 
 	/* a reclaim report on a: deflated at once, not at the next tick */
 	vm[0].last_balloon = 0;
 	report(&vm[0], "reclaim", vm[0].actual, 0);
-	serve(150);
+	/* the deflation logged too: a tick's step alone would set last_balloon */
+	serve_until(150, a_deflated_on_reclaim);
 	ASSERT_GT(vm[0].last_balloon, 0, "a's target within 150 ms of a reclaim report");
 	/* deflate-self: balance inflated a within the last 10 s (--max-age-ms) */
 	ASSERT_HAS_SUBSTR(file_text("out"), "vm=a policy=working-set action=set reason=deflate-",
@@ -834,6 +868,15 @@ static const char *test_reclaim_and_answer_in_one_read(void)
 	return finish(err ? err : reclaim_and_answer_in_one_read());
 }
 
+static unsigned int foreign_a;
+
+/* a balanced again after its hold: what foreign() checks, waited for */
+static int a_balanced_again(void)
+{
+	return vm[0].balloons > foreign_a &&
+	       strstr(file_text("err"), "vm=a the balloon stayed put for 3 s: balancing it again");
+}
+
 /*
  * a's balloon moves away from balance's target by itself (virsh setmem):
  * balance leaves a alone until it has stayed put for --foreign-hold-ms,
@@ -857,7 +900,8 @@ static const char *foreign(void)
 	ASSERT_HAS_SUBSTR(file_text("out"), "vm=a policy=working-set action=keep reason=foreign-target",
 			  "a's foreign-target decision");
 	ASSERT_GT(vm[1].balloons, b, "b's balloon commands meanwhile");
-	serve(3000);
+	foreign_a = a;
+	serve_until(3000, a_balanced_again);
 	ASSERT_HAS_SUBSTR(file_text("err"), "vm=a the balloon stayed put for 3 s: balancing it again",
 			  "a balanced again after its hold");
 	ASSERT_GT(vm[0].balloons, a, "a's balloon commands after its hold");
@@ -1185,8 +1229,11 @@ static const char *test_bad_input_refused(void)
  * own folder and its own balance (which dies with it: PR_SET_PDEATHSIG
  * in start()); its output is kept and printed in the table's order, so
  * that the lines are those a serial run prints.  A test marked "alone"
- * runs after the others have ended, by itself: the metrics flood's 1,100
- * connections would load the machine under the others' timing checks.
+ * runs after the others have ended, by itself.  The metrics flood is not
+ * marked: run beside the rest (2 busy cores, 6 runs) the others' timed
+ * checks kept their figures (b's deflation under 5 ms, bound 500), and
+ * its own passed, balance holding a few more descriptors at its peak
+ * (277 rather than 268; its bound 288).
  */
 static const struct {
 	const char *name;
@@ -1206,7 +1253,7 @@ static const struct {
 	{ "balance_on_exit_deflates_what_it_set_or_keeps_it", test_on_exit, 0 },
 	{ "balance_leaves_a_vm_alone_whose_target_was_set_elsewhere", test_foreign, 0 },
 	{ "balance_metrics_flood_leaves_a_reconnecting_vm_managed_and_a_scrape_served",
-	  test_metrics_flood, 1 },
+	  test_metrics_flood, 0 },
 };
 #define NR_TESTS (sizeof(tests) / sizeof(tests[0]))
 
