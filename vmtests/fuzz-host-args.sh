@@ -129,7 +129,7 @@ mutate() {
 	3) rand ${#options[@]}; w=("${w[@]:0:i}" "${options[r]}" "${w[@]:i}") ;;
 	4) x=${w[i]}; rand $((${#x} + 1)); w[i]=${x:0:r} ;;
 	5) rand "$n"; j=$r; x=${w[i]}; w[i]=${w[j]}; w[j]=$x ;;
-	6) rand 255; printf -v b "\\x%x" $((r + 1)); printf -v b %b "$b"; w[i]+=$b ;;
+	6) rand 255; printf -v b '\\x%x' $((r + 1)); printf -v b %b "$b"; w[i]+=$b ;;
 	esac
 }
 
