@@ -17,6 +17,8 @@
 #
 # usage: vmtests/fuzz-host-args.sh [--cases N] [--seed S]
 #   WSR_HOST_FUZZ_SEED   the seed (printed; default: random)
+#   WSR_HOST_FUZZ_SHARDS shards run at once (default: one per core; 1 is
+#                        the serial run, on a machine too busy for more)
 set -u
 . "$(dirname "$0")/lib.sh"
 # shellcheck source=../tests/testlib.sh
@@ -44,7 +46,8 @@ qemu=$("$WSR_ROOT"/vmtests/build-qemu.sh)
 # cases are drawn first, all of them, from the one seeded generator, in
 # the order a single shard drew them: a seed replays the same cases
 # whatever the sharding, and the verdicts are taken in case order.
-SHARDS=$(nproc 2>/dev/null || echo 2)
+SHARDS=${WSR_HOST_FUZZ_SHARDS:-$(nproc 2>/dev/null || echo 2)}
+case "$SHARDS" in "" | *[!0-9]*) die "WSR_HOST_FUZZ_SHARDS takes a whole number" ;; esac
 [ "$SHARDS" -ge 1 ] || SHARDS=1
 dir=$(mktemp -d)
 pids=()
