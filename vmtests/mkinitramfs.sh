@@ -34,9 +34,14 @@ libs() {
 
 # base_files: every file the base is made of, one per line
 base_files() {
+	libs
+	own_files
+}
+
+# own_files: base_files but the libraries
+own_files() {
 	echo /bin/busybox
 	echo /usr/sbin/bpftool
-	libs
 	echo "$WSR_ROOT/vmtests/init.sh"
 	echo "$0"
 	[ ! -d "$WSR_ROOT/build/guest" ] || find "$WSR_ROOT/build/guest" -type f -o -type l
@@ -77,14 +82,26 @@ make_base() {
 	echo 'root:x:0:0:root:/root:/bin/sh' >"$1/etc/passwd"
 }
 
-# the key: the files' names and contents (a rebuilt guest binary, another
-# kernel's modules or a changed init.sh make another base)
-key=$(base_files | sort | while read -r f; do
-	echo "$f"
-	# a symlink (build/guest has some) by its target, its file by content
-	if [ -L "$f" ]; then readlink "$f"; else cat "$f"; fi
-done | sha256sum | cut -c1-16)
 cache=$WSR_CACHE/initramfs
+# the key: the files' names and contents (a rebuilt guest binary, another
+# kernel's modules or a changed init.sh make another base).  Reading them
+# all, and an ldd per program for the libraries, took 2 s of every boot:
+# the key is kept under a first key made of the files' names, sizes and
+# modification times, without the libraries but with the dynamic
+# linker's cache (ldconfig rewrites it whenever a library is added or
+# replaced), and computed only when there is none
+quick=$({ echo /etc/ld.so.cache; own_files; } | sort | tr '\n' '\0' |
+	xargs -0 stat -c '%n %s %.9Y %i' | sha256sum | cut -c1-16)
+if ! key=$(cat "$cache/key-$quick" 2>/dev/null) || [ -z "$key" ]; then
+	key=$(base_files | sort | while read -r f; do
+		echo "$f"
+		# a symlink (build/guest has some) by its target, its file by content
+		if [ -L "$f" ]; then readlink "$f"; else cat "$f"; fi
+	done | sha256sum | cut -c1-16)
+	mkdir -p "$cache"
+	echo "$key" >"$cache/key-$quick.$$"
+	mv "$cache/key-$quick.$$" "$cache/key-$quick"
+fi
 base=$cache/base-$key.cpio
 # a copy, which a clean-up elsewhere cannot take away half-read; its
 # time stamp says when it was last used
@@ -96,9 +113,9 @@ if ! cp "$base" "$root/base.cpio" 2>/dev/null; then
 	cp "$root/base.cpio" "$base.$$"
 	mv "$base.$$" "$base"
 	# a build/guest change makes a new one: those unused for 2 days go
-	find "$cache" -name 'base-*' -mtime +2 -delete
+	find "$cache" \( -name 'base-*' -o -name 'key-*' \) -mtime +2 -delete
 fi
-touch "$base"
+touch "$base" "$cache/key-$quick"
 
 # the guest's own part: CMD and the DIRs, over the base's folders
 mkdir -p "$root/run/wsr" "$root/run/host"
