@@ -22,9 +22,6 @@
 #
 # guest half: CYCLES [--fail-nth]
 guest_half() {
-	# the host asks QEMU nothing after the last mark: power off at once
-	# shellcheck disable=SC2034 # for finish
-	FINISH_NOW=1
 	# shellcheck source=transport-lib.sh
 	. /host/transport-lib.sh
 	cycles=$1
