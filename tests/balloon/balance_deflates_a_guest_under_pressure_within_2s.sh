@@ -13,7 +13,10 @@
 # no stats: only the guest's own reclaim reports can make it deflate.
 # Then the guest starts workloads whose hot sets (touched every 100 ms)
 # add up to 64 MiB more than the memory available: global reclaim,
-# reclaim reports, and the host must deflate.  Eight memcgs with no
+# reclaim reports, and the host must deflate.  The pressure ends 3 s after
+# MemTotal has grown back by 32 MiB (20 s at most): the host's verdict
+# looks at the 2 s after the first reclaim report, which any deflation
+# follows (only those reports make this balance deflate).  Eight memcgs with no
 # limit, as in the balloon reclaim test
 # (balloon_reclaim_reports_keep_report_ms_with_daemon_stopped.sh), so
 # that reclaim ages several small lruvecs.
@@ -52,8 +55,9 @@ guest_half() {
 			--cgroup "$(make_memcg "balance_ws$i")" >/dev/null &
 		pids="$pids $!"
 	done
-	mark "PRESSURE-START sent=$(ws sent) MemTotal=$(meminfo MemTotal) hot=8x${per}MiB"
-	sleep 20
+	squeezed=$(meminfo MemTotal)
+	mark "PRESSURE-START sent=$(ws sent) MemTotal=$squeezed hot=8x${per}MiB"
+	wait_until 20 mem_at_least MemTotal $((squeezed + 32768)) && sleep 3
 	mark "PRESSURE-END sent=$(ws sent) MemTotal=$(meminfo MemTotal)"
 	# shellcheck disable=SC2086 # the pids, one word each
 	kill $pids

@@ -5,14 +5,19 @@
 #
 # Guest half of balance_does_not_oom_a_guest_without_swap: a workload
 # holds 256 MiB of cold anon (written once, never touched again) and 16
-# MiB of hot anon; aged for 15 s with swap on, the cold anon is in MGLRU's
-# old generations; then swap goes off.  Idle, that anon looks like the
-# first thing to take; but without swap the guest cannot reclaim it, its
-# reports say so (anon not reclaimable, no anon in the bins), and the
-# balloon must leave it room.  After 45 s of "balance --policy
-# working-set", the workload must be alive and the guest must have had
-# no OOM kill.
+# MiB of hot anon; aged with swap on until 240 MiB of anon is in MGLRU's
+# old generations (two or more below the youngest; 15 s at most), then
+# swap goes off.  Idle, that anon looks like the first thing to take; but
+# without swap the guest cannot reclaim it, its reports say so (anon not
+# reclaimable, no anon in the bins), and the balloon must leave it room.
+# After "balance --policy working-set" has held MemTotal at its lowest
+# for 15 s (45 s at most: an inflation into the anon kills within
+# seconds), the workload must be alive and the guest must have had no
+# OOM kill.
 guest_half() {
+	# the host asks QEMU nothing after the last mark: power off at once
+	# shellcheck disable=SC2034 # for finish
+	FINISH_NOW=1
 	# shellcheck source=../guest/lib.sh
 	. /wsr/bin/tests/lib.sh
 	# shellcheck source=transport-lib.sh
@@ -21,28 +26,45 @@ guest_half() {
 	# as a user runs it: its own aging keeps the answers' data fresh
 	start_daemon --own-aging
 	w=$(start_workload --hot 16 --cold 256 --period-ms 100)
+	# old_anon: the anon pages (of all lruvecs) in generations two or more
+	# below their lruvec's youngest
+	# shellcheck disable=SC2317 # called by wait_until
+	old_anon() {
+		awk 'function flush(i) { for (i = 1; i <= n; i++) if (seq[i] <= seq[n] - 2) old += anon[i]; n = 0 }
+		     $1 == "memcg" || $1 == "node" { flush(); next }
+		     NF == 4 && $1 ~ /^[0-9]+$/ { n++; seq[n] = $1; anon[n] = $3 }
+		     END { flush(); print old + 0 }' /sys/kernel/debug/lru_gen
+	}
+	# shellcheck disable=SC2317 # called by wait_until
+	cold_aged() { [ "$(old_anon)" -ge 61440 ]; }
+	# the daemon's aging moves the cold anon down (a fixed 15 s before);
 	# then swap goes: MGLRU leaves the anon where it is, and the guest
 	# cannot reclaim it
-	sleep 15
+	wait_until 15 cold_aged
+	aged="old anon $(($(old_anon) / 256)) MiB"
 	swaps=$(tail -n +2 /proc/swaps | awk '{ print $1 }')
 	[ -n "$swaps" ] || fail "no swap to turn off"
 	# shellcheck disable=SC2086 # one word per device
 	swapoff $swaps || fail "swapoff failed"
 	total=$(meminfo MemTotal)
-	mark "READY MemTotal=$total MemAvailable=$(meminfo MemAvailable)"
+	mark "READY MemTotal=$total MemAvailable=$(meminfo MemAvailable) $aged"
 	wait_until 120 ws_at_least configs 1 || fail "no configuration from the host: $(ws_state)"
 	low=$total
-	i=0
-	while [ $i -lt 45 ]; do
+	i=0 held=0
+	while [ $i -lt 45 ] && [ $held -lt 15 ]; do
 		sleep 1
 		cur=$(meminfo MemTotal)
-		[ "$cur" -ge "$low" ] || low=$cur
+		if [ "$cur" -lt "$low" ]; then
+			low=$cur held=0
+		elif [ "$low" -lt "$total" ]; then
+			held=$((held + 1))
+		fi
 		kill -0 "$w" 2>/dev/null || break
 		i=$((i + 1))
 	done
 	kill -0 "$w" 2>/dev/null || fail "the workload died after ${i}s of balance (MemTotal down to $low kB)"
 	dmesg | grep -q "Out of memory\|oom-kill" && fail "an OOM kill: $(dmesg | grep -m 1 'Out of memory')"
-	mark "ALIVE lowest MemTotal=$low kB of $total; now $(meminfo MemTotal)"
+	mark "ALIVE lowest MemTotal=$low kB of $total; now $(meminfo MemTotal); ${i}s of balance"
 	kill "$w"
 }
 # In the guest, "sh /host/THIS.sh guest ARG..." stops reading this file at
