@@ -40,7 +40,7 @@ took() {
 # (one boot: the command is cat, whose status is 0 as true's)
 passing_command_and_output() {
 	local rc v out=$dir/passing.out t0=$EPOCHREALTIME
-	"$RUN" --nodes 1 -- cat /sys/kernel/mm/lru_gen/enabled >"$out" 2>&1
+	"$RUN" -- cat /sys/kernel/mm/lru_gen/enabled >"$out" 2>&1
 	rc=$?
 	if [ "$rc" != 0 ]; then
 		verdict passing_command_exits_zero "exit status $rc, expected 0 ($(tail -n 1 "$out"))"
@@ -59,7 +59,7 @@ passing_command_and_output() {
 
 stock_boots() {
 	local t0=$EPOCHREALTIME
-	if "$RUN" --kernel stock --nodes 1 -- sh -c 'uname -r | grep -q cloud-amd64 &&
+	if "$RUN" --kernel stock -- sh -c 'uname -r | grep -q cloud-amd64 &&
 		test -e /sys/kernel/btf/vmlinux && grep -q zram /proc/swaps' >"$dir/stock.out" 2>&1; then
 		verdict stock_kernel_boots_with_btf_and_swap
 	else
@@ -69,10 +69,9 @@ stock_boots() {
 	took stock_kernel_boots_with_btf_and_swap "$t0"
 }
 
-# Two guests at a time, one vCPU each (--nodes 1: no verdict here needs
-# a second NUMA node, and two guests of two vCPUs on the machine's two
-# cores spin against each other); none of these verdicts depends on how
-# fast the guest runs (a hung guest times out however slow its boot).
+# Two guests at a time: a boot keeps about one of the machine's two cores
+# busy, and none of these verdicts depends on how fast the guest runs (a
+# hung guest times out however slow its boot).
 # The longest first (the debug kernel's, about 30 s each), so that the
 # short ones fill the lanes at the end.  Verdicts in the order below.
 # The kernels and QEMU first, one after another: each guest's run would
@@ -97,22 +96,21 @@ lane() {
 # The debug kernel's sanitizers catch what they are for, and each catch
 # fails the run (status 123) with the report shown.  (That a clean run
 # passes, the balloon and guest tests on the debug kernel show.)  Small
-# guests: kmemleak's end-of-run scans take time in proportion to memory
-# (512 MiB on one node, as 256 MiB on each of two).
+# guests: kmemleak's end-of-run scans take time in proportion to memory.
 lane expect sanitizers_catch_a_leak 123 "wsr-kmemleak: unreferenced object" \
-	--kernel debug --nodes 1 --node-mem 512 -- insmod /host/wsr_selftest_bugs.ko bug=leak
+	--kernel debug --node-mem 256 -- insmod /host/wsr_selftest_bugs.ko bug=leak
 lane expect sanitizers_catch_a_use_after_free 123 "KASAN: use-after-free" \
-	--kernel debug --nodes 1 --node-mem 512 -- insmod /host/wsr_selftest_bugs.ko bug=use-after-free
+	--kernel debug --node-mem 256 -- insmod /host/wsr_selftest_bugs.ko bug=use-after-free
 lane expect sanitizers_catch_a_lock_inversion 123 "possible circular locking dependency" \
-	--kernel debug --nodes 1 --node-mem 512 -- insmod /host/wsr_selftest_bugs.ko bug=lock-inversion
+	--kernel debug --node-mem 256 -- insmod /host/wsr_selftest_bugs.ko bug=lock-inversion
 lane stock_boots
 # a guest that never exits: 6 s is past the harness's start of QEMU, and
 # the command never ends however far the boot got
-lane expect hung_guest_times_out 124 "guest hung" --nodes 1 --timeout 6 -- sleep 1000
+lane expect hung_guest_times_out 124 "guest hung" --timeout 6 -- sleep 1000
 lane expect failing_command_reports_its_status 3 "guest command failed with status 3" \
-	--nodes 1 -- sh -c 'exit 3'
+	-- sh -c 'exit 3'
 lane expect kernel_panic_is_reported 125 "kernel panic in the guest" \
-	--nodes 1 -- sh -c 'echo c >/proc/sysrq-trigger'
+	-- sh -c 'echo c >/proc/sysrq-trigger'
 lane passing_command_and_output
 wait
 cat "$dir"/*.res
