@@ -2,7 +2,7 @@
 # AGING is "lru_gen" (node 1 only, through debugfs) or "every-node" (node
 # 0, then node 1 at once).
 # A workload keeps 32 MiB hot and leaves 96 MiB idle on node 1 in its own
-# memcg.  After two agings 3 s apart the hot pages are one generation
+# memcg.  After two agings 1.5 s apart the hot pages are one generation
 # below the youngest and the cold ones older: with a bin bound at that
 # generation boundary, bin 1 must hold the hot set and the older bins the
 # cold set, each within 10%, and node 0 must show neither.
@@ -21,14 +21,16 @@ else
 	start_workload --hot 32 --cold 96 --node 1 --cgroup "$cg" >/dev/null
 fi
 # the cold generation spans from the workload's start to the first aging:
-# make it long next to the few ms that pass between the reads below
+# make it long next to the few ms that pass between the reads below (1.5 s
+# is 30 times the 50 ms the edge allows them; the hot set, touched every
+# 100 ms, is touched 15 times between the agings)
 age() {
 	[ "$aging" = lru_gen ] || lru_gen_age "$cg" 0
 	lru_gen_age "$cg" 1
 }
-sleep 4
+sleep 1.5
 age
-sleep 3
+sleep 1.5
 age
 lru_gen_gens "$cg" 1 >/tmp/gens
 # the hot/cold edge: birth age of generation max_seq - 1, plus the time

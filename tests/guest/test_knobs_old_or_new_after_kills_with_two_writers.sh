@@ -2,10 +2,10 @@
 # Two writers set knobs of one memcg at once, in loops: A report_ms on
 # every node, B refresh_ms on node 0 (the node both change), while reports
 # flow to a watcher.  WSR_KNOB_KILLS times (50; make check-long's
-# long_knobs_* runs 500), after a random 0-2 s, one of them or the daemon
-# is SIGKILLed; every 25th kill is of a daemon making its first pins
-# (after "wsr unload"), at a random point, or every 50th as soon as its
-# first link is pinned.  After each kill every node's knobs read as
+# long_knobs_* runs 500), after a random 0-0.7 s, one of them or the
+# daemon is SIGKILLed; every 25th kill is of a daemon making its first
+# pins (after "wsr unload"), at a random point of its first 2 s, or every
+# 50th as soon as its first link is pinned.  After each kill every node's knobs read as
 # values a writer wrote; a writer whose knob, before its next set, no
 # longer reads as its last value lost an update; a daemon started after a
 # killed first load leaves the pins a clean load leaves, and reads work.
@@ -71,10 +71,13 @@ kill9() {
 	wait "$1" 2>/dev/null
 	return 0
 }
-# a random delay of 0 to 2 s
+# nap [MAX]: a random delay of 0 to MAX ms (700).  0.7 s spans a
+# writer's loop of a get and a set and the daemon's 500 ms period, so a
+# kill still lands anywhere in them (0-2 s did too, at three times the
+# wait); a first load, which takes longer, keeps 0-2 s
 nap() {
 	# shellcheck disable=SC3028 # the guest's busybox sh has $RANDOM
-	local ms=$((RANDOM % 2001))
+	local ms=$((RANDOM % (${1:-700} + 1)))
 	sleep "$((ms / 1000)).$(printf %03d $((ms % 1000)))"
 }
 # each node's knobs read as values their writer wrote; else $bad says
@@ -113,7 +116,7 @@ first_pins_kill() {
 			:
 		done
 	else
-		nap
+		nap 2000
 	fi
 	kill9 "$WSRD"
 	start_daemon
