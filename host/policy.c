@@ -226,7 +226,14 @@ static void on_reclaim(const struct policy_knobs *k, struct policy_state *st,
 	else if (free)
 		why = "deflate-self";
 	d->other = in->actual > total + free ? in->actual - total - free : 0;
-	want = d->hot + k->headroom + d->other + k->reclaim_margin;
+	/*
+	 * No margin on a reclaim the policy's own inflation caused: the
+	 * guest gives up what has been idle for T or more, which is what
+	 * the balloon is there to take.  With the margin (and free memory
+	 * unknown since the inflation), every step deflated by more than it
+	 * took, and a guest whose hot set was near its size ratcheted up.
+	 */
+	want = d->hot + k->headroom + d->other + (self ? 0 : k->reclaim_margin);
 	d->want = want;
 	/*
 	 * The target leaves room for the memory in use, the headroom and
@@ -237,6 +244,11 @@ static void on_reclaim(const struct policy_knobs *k, struct policy_state *st,
 	 */
 	if (want <= cur) {
 		keep(d, "reclaim-covered");
+		return;
+	}
+	/* the policy's own, and short by less than a change: no hold-off */
+	if (self && want < cur + POLICY_MIN_CHANGE) {
+		keep(d, "reclaim-self");
 		return;
 	}
 	/*
