@@ -137,6 +137,17 @@ report_times() {
 # vmtests/init.sh prints after the command.
 SANITIZER_RE='BUG:|WARNING:|KASAN|KFENCE|UBSAN|ODEBUG|general protection fault|Oops|kmemleak: .*(disabled|Cannot)|^wsr-kmemleak: unreferenced object'
 
+# kernel_dir KERNEL: the folder of KERNEL's build (ours, debug, stock or
+# stock-dkms), built or fetched first if its inputs changed
+kernel_dir() {
+	case "$1" in
+	ours|debug) "$WSR_ROOT"/vmtests/build-kernel.sh "$1" ;;
+	stock) "$WSR_ROOT"/vmtests/fetch-stock-kernel.sh ;;
+	stock-dkms) "$WSR_ROOT"/vmtests/build-dkms.sh ;;
+	*) die "unknown kernel '$1'" ;;
+	esac
+}
+
 # sanitizer_report LOG: print each report in a debug kernel's console LOG
 # after vmtests/init.sh's start marker, with the 20 lines that follow it;
 # fails if there is none
