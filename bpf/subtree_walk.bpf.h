@@ -29,7 +29,7 @@ static __always_inline int walk_visit(struct cgroup_subsys_state *css, struct wa
 			continue;
 		mz = BPF_CORE_READ(memcg, nodeinfo[n]);
 		if (mz)
-			add_lruvec(&mz->lruvec, c->cfg, &s->nhist[n], s);
+			add_lruvec((__u64)&mz->lruvec, c->cfg, &s->nhist[n], s);
 	}
 	return 0;
 }
@@ -84,8 +84,10 @@ static __always_inline __u32 walk_subtree(struct cgroup_subsys_state *root, __u3
 	struct walk_ctx c = { .cfg = cfg, .s = s };
 	__u32 n;
 
-	for (n = 0; n < WSR_MAX_NODES; n++)
-		init_hist(&s->nhist[n], cfg, false);
+	/* every node the same bins: one built, copied (a copy has no branch) */
+	init_hist(&s->nhist[0], cfg, false);
+	for (n = 1; n < WSR_MAX_NODES; n++)
+		s->nhist[n] = s->nhist[0];
 	s->data_age_j = 0;
 	s->walk.root = (__u64)root;
 	s->walk.pos = (__u64)root;
