@@ -144,10 +144,11 @@ G_PID="" G_LOG="" G_QMP="" G_OUT="" G_RAM=0
 # in bytes).  RUN-OPTIONs go to
 # vmtests/run (defaults: --node-mem 256 --timeout 300).
 guest_start() {
-	local props=$1 node_mem=256 i opts=()
+	local props=$1 node_mem=256 nodes=2 i opts=()
 	shift
 	while [ $# -gt 0 ] && [ "$1" != -- ]; do
 		[ "$1" != --node-mem ] || node_mem=$2
+		[ "$1" != --nodes ] || nodes=$2
 		opts+=("$1")
 		shift
 	done
@@ -156,7 +157,7 @@ guest_start() {
 	local d=$tmp/$test_name.$guest_n
 	mkdir -p "$d"
 	G_LOG=$d/console.log G_QMP=$d/qmp G_EVENTS=$d/qmp-events G_OUT=$d/run.out
-	G_RAM=$((2 * node_mem << 20))
+	G_RAM=$((nodes * node_mem << 20))
 	"$WSR_ROOT"/vmtests/run --kernel "$KERNEL" --quiet --log "$G_LOG" --qmp "$G_QMP" --balloon "$props" \
 		--qemu-arg -qmp --qemu-arg "unix:$G_EVENTS,server=on,wait=off" \
 		--node-mem 256 --timeout 300 --qemu-arg -d --qemu-arg guest_errors \
