@@ -17,6 +17,7 @@ guest_half() {
 	# shellcheck source=transport-lib.sh
 	. /host/transport-lib.sh
 
+	dev=$(balloon_dev) || fail "no virtio balloon device"
 	nodes=$(cat /sys/devices/system/node/possible)
 	[ "$nodes" = 0-15 ] || fail "the guest has nodes $nodes, not 0-15"
 	wsr daemon 2>/tmp/daemon.log &
