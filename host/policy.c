@@ -420,8 +420,14 @@ static void decide_pressure(const struct policy_knobs *k, struct policy_state *s
 		 * balloon is a hard limit, and such a guest, still growing,
 		 * was OOM-killed seconds after the start (the bench, set 2,
 		 * G); it starts at its size and is probed down from there.
+		 * Only a report says whether a guest can swap: until one
+		 * does, it is taken as one that cannot (G, started on its
+		 * stats' faults a second after boot, was killed again so).
 		 */
-		__u64 used = cur, spare = swapless ? 0 : stats_free(k, st, in);
+		__u64 used = cur, spare = 0;
+
+		if (!swapless && r && r->ext.known && r->ext.anon_reclaimable)
+			spare = stats_free(k, st, in);
 
 		if (spare && in->actual > spare)
 			used = in->actual - spare;

@@ -964,6 +964,32 @@ static const char *test_pressure_swapless_waits_for_stats_after_a_move(void)
 	return NULL;
 }
 
+/*
+ * pressure before any report: the stats' faults are a pressure signal,
+ * but nothing yet says whether the guest can swap, so it starts at its
+ * size, as a guest without swap does (the bench's G, started at the 256
+ * MiB it used a second after boot, was OOM-killed as it grew): a 512 MiB
+ * guest with 200 MiB free.  The
+ * first report that says it can swap starts it again, at what it uses.
+ */
+static const char *test_pressure_starts_at_the_size_until_a_report_says_it_can_swap(void)
+{
+	struct vm v;
+
+	pressure_vm(&v, 200 * MIB, 100000);
+	stats_at(&v, 100000, 0, 0);
+	policy_decide(&v.k, &v.st, &v.in, &v.d);
+	ASSERT_TRUE(v.d.action != POLICY_SET || v.d.target >= RAM,
+		    "the first decision without a report (%s, target %llu MiB)", v.d.reason,
+		    (unsigned long long)(v.d.target / MIB));
+	ASSERT_EQ(v.st.sp.limit, RAM, "the start without a report: the size");
+	pressure_tick(&v, 100000, 5000000, 1);
+	ASSERT_EQ(v.d.action, POLICY_SET, "the action on the first report (%s)", v.d.reason);
+	ASSERT_STREQ(v.d.reason, "start", "the reason on the first report");
+	ASSERT_EQ(v.d.target, RAM - 200 * MIB, "the start once it can swap: the memory in use");
+	return NULL;
+}
+
 static const struct unit_test tests[] = {
 	{ "policy_steady_state_keeps_target", test_steady_state_keeps_target },
 	{ "policy_inflates_in_bounded_steps_to_working_set",
@@ -997,6 +1023,8 @@ static const struct unit_test tests[] = {
 	{ "policy_pressure_holds_inflation_back", test_pressure_holds_inflation_back },
 	{ "policy_pressure_probes_and_backs_off", test_pressure_probes_and_backs_off },
 	{ "policy_pressure_starts_at_used_memory", test_pressure_starts_at_used_memory },
+	{ "policy_pressure_starts_at_the_size_until_a_report_says_it_can_swap",
+	  test_pressure_starts_at_the_size_until_a_report_says_it_can_swap },
 	{ "policy_pressure_swapless_waits_for_stats_after_a_move",
 	  test_pressure_swapless_waits_for_stats_after_a_move },
 	{ "policy_pressure_falls_back_to_faults", test_pressure_falls_back_to_faults },
