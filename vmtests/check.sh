@@ -406,10 +406,12 @@ case "$lanes" in
 	lane_b
 	;;
 2)
+	# the section before the lanes ends here, not in each lane
+	section_end
 	lane_b_log=$results/lane-b.log
-	echo "== lane B starts beside the rest, at nice 10: the debug kernel's tests, Debian's" \
-		"stock kernel's guest tests, the harness's tests, lint and the qtest; its output" \
-		"goes to $lane_b_log and is shown when both lanes have ended"
+	echo "== lane B starts beside the rest, at nice 10: the debug kernel's tests, the" \
+		"balloon tests on Debian's kernel, the harness's tests, lint, the qtest and" \
+		"check's bookkeeping; its output goes to $lane_b_log, shown when both lanes end"
 	(
 		renice -n 10 -p "$BASHPID" >/dev/null
 		# shellcheck disable=SC2030 # this lane's own verdicts file, on purpose
