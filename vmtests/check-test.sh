@@ -141,7 +141,7 @@ check() {
 	tree "$d"
 	[ -z "${change:-}" ] || (cd "$d" && eval "$change")
 	out=$(cd "$d" && env -u WSR_TESTS -u WSR_BALLOON_TESTS -u WSR_DEBUG_TESTS -u WSR_STOCK_TESTS \
-		-u WSR_SKIP_SELFTEST -u WSR_INVENTORY BUILD="$d/build" "$@" vmtests/check.sh 2>&1)
+		-u WSR_SKIP_SELFTEST -u WSR_INVENTORY -u WSR_CHECK_LANES BUILD="$d/build" "$@" vmtests/check.sh 2>&1)
 	rc=$?
 	if [ "$rc" != "$want" ]; then
 		verdict "$name" "check.sh exited $rc, expected $want: $(tail -n 8 <<<"$out" | tr '\n' '|')"
@@ -167,6 +167,12 @@ lane() {
 }
 
 change="" lane check a_clean_run_of_every_listed_test_passes 0 '^30 passed, 0 failed$'
+change="" lane check two_lanes_run_every_listed_test_too 0 '^30 passed, 0 failed$' -- WSR_CHECK_LANES=2
+change="" lane check a_lane_count_other_than_1_or_2_is_refused 1 "WSR_CHECK_LANES is 1 or 2, not '3'" -- \
+	WSR_CHECK_LANES=3
+change='sed -i "/^lane_b() {/a exit 9" vmtests/check.sh' lane check a_lane_b_that_stops_fails_the_run 1 \
+	'^FAIL lane-b/runner: lane B exited with status 9, no test failed' \
+	'^FAIL harness/h_one: listed in tests/inventory, but did not run$' -- WSR_CHECK_LANES=2
 change="" lane check a_restricted_run_expects_only_what_it_selects 0 '^17 passed, 0 failed$' -- \
 	WSR_TESTS=estimator_a WSR_BALLOON_TESTS=none WSR_DEBUG_TESTS=none WSR_STOCK_TESTS=none \
 	WSR_SKIP_SELFTEST=1 WSR_LIBVIRT_TESTS=none

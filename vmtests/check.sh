@@ -15,6 +15,8 @@
 #   WSR_LIBVIRT_TESTS="pattern ..."  only the matching libvirt tests
 #                            (vmtests/libvirt-test.sh --list names them)
 #   WSR_SKIP_SELFTEST=1      skip the harness's own tests (for quick runs)
+#   WSR_CHECK_LANES=2        the guest sections in two lanes at once, not
+#                            one after the other (below: "lanes")
 # A pattern that matches no test that ran fails the run; "none" runs
 # nothing in that section on purpose.  tests/inventory lists every test:
 # one that ran unlisted, or a listed one the patterns select that did not
@@ -88,11 +90,17 @@ STOCK_BALLOON_TESTS="
 # Left out on the stock kernel by default (see run_guest_suite stock below)
 STOCK_SKIP="estimator_reports_walk_* estimator_reports_cover_* estimator_global_*
 	estimator_eight_watchers_* estimator_reports_follow_*"
+lanes=${WSR_CHECK_LANES:-1}
+case "$lanes" in 1|2) ;; *) die "WSR_CHECK_LANES is 1 or 2, not '$lanes'" ;; esac
 results=$BUILD/results
 rm -rf "$results"
 mkdir -p "$results"
-: >"$results/all"
 : >"$results/meta"
+# where verdicts go: this file, or in lane B (below) a file of its own,
+# added to it when the lane ends, so that run_runner counts only its
+# own lane's verdicts
+all=$results/all
+: >"$all"
 
 # section TITLE: a section's header, with the time since make check began;
 # the section before it ends there: its time goes to $results/sections
@@ -115,7 +123,7 @@ since() {
 
 # record NAME PASS|FAIL [REASON]
 record() {
-	echo "$2 $1${3:+: $3}" | tee -a "$results/all"
+	echo "$2 $1${3:+: $3}" | tee -a "$all"
 }
 
 # record_meta NAME REASON: a FAIL about the run rather than a test (a
@@ -154,12 +162,12 @@ record_time() {
 run_runner() {
 	local prefix=$1 start rc
 	shift
-	start=$(($(wc -l <"$results/all") + 1))
+	start=$(($(wc -l <"$all") + 1))
 	"$@" 2>&1 | record_lines "$prefix"
 	rc=${PIPESTATUS[0]}
-	if [ "$(tail -n +"$start" "$results/all" | wc -l)" = 0 ]; then
+	if [ "$(tail -n +"$start" "$all" | wc -l)" = 0 ]; then
 		record_meta "$prefix/runner" "no test ran (status $rc): ${*#"$WSR_ROOT"/}"
-	elif [ "$rc" != 0 ] && ! tail -n +"$start" "$results/all" | grep -q '^FAIL'; then
+	elif [ "$rc" != 0 ] && ! tail -n +"$start" "$all" | grep -q '^FAIL'; then
 		record_meta "$prefix/runner" "exited with status $rc, no test failed: the tests after where it stopped did not run"
 	fi
 }
@@ -223,7 +231,7 @@ run_guest_suite() {
 check_exposition() {
 	local log=$results/console-$1.log out=$results/metrics-$1.prom promtool
 	local name=guest-$1/metrics_exposition_passes_promtool
-	grep -q "^[A-Z]* guest-$1/metrics_equal_show_" "$results/all" || return 0
+	grep -q "^[A-Z]* guest-$1/metrics_equal_show_" "$all" || return 0
 	tr -d '\r' <"$log" |
 		sed -n '/^wsr-metrics-exposition: begin$/,/^wsr-metrics-exposition: end$/p' >"$out"
 	if [ "$(head -n 1 "$out")" != "wsr-metrics-exposition: begin" ] ||
@@ -262,15 +270,10 @@ done
 section "host unit tests"
 run_unit_tests
 run_runner build-progress "$WSR_ROOT"/vmtests/progress-test.sh
-run_runner check "$WSR_ROOT"/vmtests/check-test.sh
 section "host QMP tests (QEMU working-set device, no guest)"
 run_runner host-qmp "$WSR_ROOT"/vmtests/qmp-test.sh
 section "wsr-host's arguments fuzzed (ASan and UBSan; a stopped QEMU)"
 run_runner host-fuzz "$WSR_ROOT"/vmtests/fuzz-host-args.sh --cases "${WSR_HOST_FUZZ_CASES:-500}"
-section "lint (shellcheck on every shell file; each project's checkpatch.pl on its series)"
-run_runner lint "$WSR_ROOT"/vmtests/lint.sh
-section "QEMU device qtest (a hostile guest driver; ASan and UBSan)"
-run_runner qemu "$WSR_ROOT"/vmtests/qtest-balloon.sh
 # every balloon test's name; none is an error, not an empty section
 if ! balloon_list=$("$WSR_ROOT"/vmtests/balloon-test.sh --list 2>"$results/balloon-list.err") ||
 	[ -z "$balloon_list" ]; then
@@ -299,68 +302,143 @@ matches() {
 	return 1
 }
 
-ours_balloon=$(balloon_tests '*' "$DEBUG_ONLY")
-if [ -n "$ours_balloon" ]; then
-	section "host balloon tests (working-set transport, patched kernel and QEMU)"
-	run_runner host-balloon env WSR_BALLOON_TESTS="$ours_balloon" "$WSR_ROOT"/vmtests/balloon-test.sh
-fi
-debug_balloon=$(balloon_tests "${WSR_DEBUG_TESTS:-$DEBUG_TESTS}" "")
-if [ -n "$debug_balloon" ]; then
-	section "host balloon tests on the debug kernel (sanitizers)"
-	run_runner host-balloon-debug env WSR_BALLOON_KERNEL=debug WSR_BALLOON_TESTS="$debug_balloon" \
-		"$WSR_ROOT"/vmtests/balloon-test.sh
-fi
-section "the DKMS module for Debian's stock kernel"
-run_runner dkms "$WSR_ROOT"/vmtests/dkms-test.sh
-stock_balloon=$(balloon_tests "$STOCK_BALLOON_TESTS" "")
-if [ -n "$stock_balloon" ]; then
-	section "host balloon tests on Debian's stock kernel with the DKMS module"
-	run_runner host-balloon-stock env WSR_BALLOON_KERNEL=stock-dkms WSR_BALLOON_CYCLES=2 \
-		WSR_BALLOON_TESTS="$stock_balloon" "$WSR_ROOT"/vmtests/balloon-test.sh
-fi
-# one libvirtd of the tests' own for every libvirt test (vmtests/libvirt-lib.sh)
-section "libvirt (wsr-host through a libvirtd of the tests' own), make install and the systemd units"
-run_runner install "$WSR_ROOT"/vmtests/install-test.sh
-if [ "${WSR_LIBVIRT_TESTS:-}" != none ]; then
-	run_runner host-libvirt "$WSR_ROOT"/vmtests/libvirt-test.sh
-fi
-if [ "${WSR_SKIP_SELFTEST:-0}" != 1 ]; then
-	section "harness tests"
-	run_runner harness "$WSR_ROOT"/vmtests/selftest.sh
-fi
-if [ "${WSR_TESTS:-}" != none ]; then
-	# shellcheck disable=SC2086
-	run_guest_suite ours ours ${WSR_TESTS:-'*'}
-	check_exposition ours
-fi
-# the guest tests (tests/guest/test_NAME.sh) that match the debug patterns
-debug_guest=$(tests=("$WSR_ROOT"/tests/guest/test_*.sh)
-	set -f
-	for t in "${tests[@]}"; do
-		t=${t##*/test_}
-		# shellcheck disable=SC2086
-		! matches "${t%.sh}" ${WSR_DEBUG_TESTS:-$DEBUG_TESTS} || echo "${t%.sh}"
-	done)
-if [ -n "$debug_guest" ]; then
-	# shellcheck disable=SC2086
-	run_guest_suite debug debug $debug_guest
-fi
-# the estimator on Debian's stock kernel: every estimator test but those
-# of the report walk's size and reclaim triggers, which run on our kernel
-# (the same BPF; the attach points are checked on stock by every test),
-# to keep make check within its time budget
-# shellcheck disable=SC2086
-stock_guest=$(tests=("$WSR_ROOT"/tests/guest/test_*.sh)
-	set -f
-	for t in "${tests[@]}"; do
-		t=${t##*/test_}
-		t=${t%.sh}
-		matches "$t" ${WSR_STOCK_TESTS:-'estimator_*' 'guest_*' 'workload_*'} &&
-			{ [ -n "${WSR_STOCK_TESTS:-}" ] || ! matches "$t" $STOCK_SKIP; } && echo "$t"
-	done)
-# shellcheck disable=SC2086
-[ -z "$stock_guest" ] || run_guest_suite stock stock $stock_guest
+# With WSR_CHECK_LANES=2, the guest sections run in two lanes at once, a
+# guest each on the two cores; by default, one after the other.  Lane A
+# has the tests that time the host or the guest (balance's decisions
+# within 150 ms, deflation within 2 s, the estimator's bins on our kernel
+# and Debian's) at the normal priority.  Lane B runs at nice 10 (about a
+# tenth of lane A's share of a busy core): every test on the debug kernel
+# (built to be slow: its tests already allow for a kernel three times
+# slower), the balloon tests on Debian's kernel (the same tests as on the
+# debug kernel, or tests with no deadline), the harness's own tests (its
+# guests under timeouts of 6 s or more, for a hung guest), lint, the
+# qtest and make check's own bookkeeping: no guest.  Alone, lane A's tests
+# took 18 minutes, lane B's 14.
 
+# lane_a: the tests that time things, at the normal priority
+lane_a() {
+	local ours_balloon stock_guest
+	ours_balloon=$(balloon_tests '*' "$DEBUG_ONLY")
+	if [ -n "$ours_balloon" ]; then
+		section "host balloon tests (working-set transport, patched kernel and QEMU)"
+		run_runner host-balloon env WSR_BALLOON_TESTS="$ours_balloon" "$WSR_ROOT"/vmtests/balloon-test.sh
+	fi
+	if [ "${WSR_TESTS:-}" != none ]; then
+		# shellcheck disable=SC2086
+		run_guest_suite ours ours ${WSR_TESTS:-'*'}
+		check_exposition ours
+	fi
+	section "the DKMS module for Debian's stock kernel"
+	run_runner dkms "$WSR_ROOT"/vmtests/dkms-test.sh
+	# one libvirtd of the tests' own for every libvirt test (vmtests/libvirt-lib.sh)
+	section "libvirt (wsr-host through a libvirtd of the tests' own), make install and the systemd units"
+	run_runner install "$WSR_ROOT"/vmtests/install-test.sh
+	if [ "${WSR_LIBVIRT_TESTS:-}" != none ]; then
+		run_runner host-libvirt "$WSR_ROOT"/vmtests/libvirt-test.sh
+	fi
+	# the estimator on Debian's stock kernel: every estimator test but those
+	# of the report walk's size and reclaim triggers, which run on our kernel
+	# (the same BPF; the attach points are checked on stock by every test),
+	# to keep make check within its time budget
+	# shellcheck disable=SC2086
+	stock_guest=$(tests=("$WSR_ROOT"/tests/guest/test_*.sh)
+		set -f
+		for t in "${tests[@]}"; do
+			t=${t##*/test_}
+			t=${t%.sh}
+			matches "$t" ${WSR_STOCK_TESTS:-'estimator_*' 'guest_*' 'workload_*'} &&
+				{ [ -n "${WSR_STOCK_TESTS:-}" ] || ! matches "$t" $STOCK_SKIP; } && echo "$t"
+		done)
+	# shellcheck disable=SC2086
+	[ -z "$stock_guest" ] || run_guest_suite stock stock $stock_guest
+}
+
+# lane_b: the tests that allow for a slow guest, and those with no guest
+lane_b() {
+	local debug_balloon debug_guest stock_balloon
+	debug_balloon=$(balloon_tests "${WSR_DEBUG_TESTS:-$DEBUG_TESTS}" "")
+	if [ -n "$debug_balloon" ]; then
+		section "host balloon tests on the debug kernel (sanitizers)"
+		run_runner host-balloon-debug env WSR_BALLOON_KERNEL=debug WSR_BALLOON_TESTS="$debug_balloon" \
+			"$WSR_ROOT"/vmtests/balloon-test.sh
+	fi
+	# the guest tests (tests/guest/test_NAME.sh) that match the debug patterns
+	debug_guest=$(tests=("$WSR_ROOT"/tests/guest/test_*.sh)
+		set -f
+		for t in "${tests[@]}"; do
+			t=${t##*/test_}
+			# shellcheck disable=SC2086
+			! matches "${t%.sh}" ${WSR_DEBUG_TESTS:-$DEBUG_TESTS} || echo "${t%.sh}"
+		done)
+	if [ -n "$debug_guest" ]; then
+		# shellcheck disable=SC2086
+		run_guest_suite debug debug $debug_guest
+	fi
+	stock_balloon=$(balloon_tests "$STOCK_BALLOON_TESTS" "")
+	if [ -n "$stock_balloon" ]; then
+		section "host balloon tests on Debian's stock kernel with the DKMS module"
+		run_runner host-balloon-stock env WSR_BALLOON_KERNEL=stock-dkms WSR_BALLOON_CYCLES=2 \
+			WSR_BALLOON_TESTS="$stock_balloon" "$WSR_ROOT"/vmtests/balloon-test.sh
+	fi
+	if [ "${WSR_SKIP_SELFTEST:-0}" != 1 ]; then
+		section "harness tests"
+		run_runner harness "$WSR_ROOT"/vmtests/selftest.sh
+	fi
+	section "lint (shellcheck on every shell file; each project's checkpatch.pl on its series)"
+	run_runner lint "$WSR_ROOT"/vmtests/lint.sh
+	section "QEMU device qtest (a hostile guest driver; ASan and UBSan)"
+	run_runner qemu "$WSR_ROOT"/vmtests/qtest-balloon.sh
+	section "make check's own bookkeeping (a stub tree)"
+	run_runner check "$WSR_ROOT"/vmtests/check-test.sh
+}
+
+# kill_tree PID: PID and every process under it (lane B's guests, when
+# make check is interrupted)
+kill_tree() {
+	local c
+	for c in $(pgrep -P "$1"); do kill_tree "$c"; done
+	kill "$1" 2>/dev/null
+}
+
+case "$lanes" in
+1)
+	lane_a
+	lane_b
+	;;
+2)
+	# the section before the lanes ends here, not in each lane
+	section_end
+	lane_b_log=$results/lane-b.log
+	echo "== lane B starts beside the rest, at nice 10: the debug kernel's tests, the" \
+		"balloon tests on Debian's kernel, the harness's tests, lint, the qtest and" \
+		"check's bookkeeping; its output goes to $lane_b_log, shown when both lanes end"
+	(
+		renice -n 10 -p "$BASHPID" >/dev/null
+		# shellcheck disable=SC2030 # this lane's own verdicts file, on purpose
+		all=$results/all-lane-b
+		: >"$all"
+		lane_b
+		section_end
+		# non-zero only when the lane stopped early (a set -u abort, a kill)
+		exit 0
+	) >"$lane_b_log" 2>&1 &
+	lane_b_pid=$!
+	trap 'kill_tree "$lane_b_pid"' EXIT
+	lane_a
+	section_end
+	lane_a_end=$SECONDS
+	wait "$lane_b_pid"
+	lane_b_rc=$?
+	trap - EXIT
+	echo "== lane B's output (lane A ended at $((lane_a_end / 60))m$((lane_a_end % 60))s," \
+		"lane B at $((SECONDS / 60))m$((SECONDS % 60))s)"
+	cat "$lane_b_log"
+	cat "$results/all-lane-b" >>"$results/all" 2>/dev/null
+	if [ "$lane_b_rc" != 0 ] && ! grep -q '^FAIL' "$results/all-lane-b" 2>/dev/null; then
+		record_meta lane-b/runner "lane B exited with status $lane_b_rc, no test failed: the tests after where it stopped did not run"
+	fi
+	;;
+esac
 section_end
 echo "== done [$((SECONDS / 60))m$((SECONDS % 60))s]"
 # where the time went: each section, then the slowest tests (a balloon
