@@ -141,7 +141,7 @@ check() {
 	tree "$d"
 	[ -z "${change:-}" ] || (cd "$d" && eval "$change")
 	out=$(cd "$d" && env -u WSR_TESTS -u WSR_BALLOON_TESTS -u WSR_DEBUG_TESTS -u WSR_STOCK_TESTS \
-		-u WSR_SKIP_SELFTEST -u WSR_INVENTORY -u WSR_CHECK_LANES BUILD="$d/build" "$@" vmtests/check.sh 2>&1)
+		-u WSR_SKIP_SELFTEST -u WSR_INVENTORY -u WSR_CHECK_LANES -u WSR_LIBVIRT_TESTS BUILD="$d/build" "$@" vmtests/check.sh 2>&1)
 	rc=$?
 	if [ "$rc" != "$want" ]; then
 		verdict "$name" "check.sh exited $rc, expected $want: $(tail -n 8 <<<"$out" | tr '\n' '|')"
