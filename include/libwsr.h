@@ -390,6 +390,17 @@ ino_t wsr_loaded_inode(const char *dir);
 bool wsr_balloon_attached(const char *dir);
 
 /*
+ * "wsr balloon detach" records in @dir the instance of the virtio_balloon
+ * module it detached from (wsr_balloon_module()), as a folder: bpffs holds
+ * no files.  The daemon attaches by itself only to an instance nobody
+ * detached, so that an attach of its own that began before the detach
+ * cannot undo it before the rmmod; an attach that pins removes the record.
+ */
+int wsr_balloon_mark_detached(const char *dir, ino_t module, struct wsr_err *err);
+bool wsr_balloon_detached(const char *dir, ino_t module);
+void wsr_balloon_clear_detached(const char *dir);
+
+/*
  * The memcg walk limit the pinned programs were loaded with, which the
  * loader stored in the "stats" map (WSR_MAX_WALK_STEPS if unknown).
  */
@@ -577,6 +588,13 @@ __u64 wsr_balloon_read_u64(const char *dir, const char *name);
  * nothing for the device (the seed's balloon kept no bins until then).
  */
 bool wsr_balloon_configured(const char *dir);
+
+/*
+ * The loaded virtio_balloon module's instance: the inode of its BTF in
+ * sysfs, new at each load; 0 when it is not loaded (or built in).
+ */
+#define WSR_BALLOON_BTF		"/sys/kernel/btf/virtio_balloon"
+ino_t wsr_balloon_module(void);
 
 /*
  * ---- wsr's programs: messages and command tables (lib/cmd.c) ------------

@@ -35,7 +35,7 @@ bool balloon_kfuncs(void)
 
 	if (!vmlinux)
 		return false;
-	mod = btf__parse_split("/sys/kernel/btf/virtio_balloon", vmlinux);
+	mod = btf__parse_split(WSR_BALLOON_BTF, vmlinux);
 	if (mod) {
 		found = btf__find_by_name_kind(mod, kfunc, BTF_KIND_FUNC) > 0;
 		btf__free(mod);
@@ -151,9 +151,10 @@ static int pin_own_maps(struct balloon_bpf *skel)
  * second one find the first one's pins and drop its own load.  The first
  * load ever also pins the object's own maps, under the same lock; a load
  * that finds them pinned by another meanwhile loads once more, reusing
- * them.
+ * them.  An automatic attach (the daemon's) leaves a module instance
+ * that "wsr balloon detach" detached alone, and says so: 1.
  */
-int balloon_attach(void)
+int balloon_attach(bool automatic)
 {
 	struct balloon_bpf *skel = NULL;
 	struct wsr_err werr = { "" };
@@ -187,6 +188,12 @@ again:
 		err = 0;
 		goto out;
 	}
+	if (automatic && wsr_balloon_detached(pin_dir, wsr_balloon_module())) {
+		info_msg("virtio_balloon was detached by \"wsr balloon detach\": left detached "
+			 "until it is loaded again or \"wsr balloon attach\"");
+		err = 1;
+		goto out;
+	}
 	raced = pin_own_maps(skel);
 	if (raced < 0)
 		goto out;
@@ -212,6 +219,7 @@ again:
 		wsr_unpin(pin_dir, true);
 		goto out;
 	}
+	wsr_balloon_clear_detached(pin_dir);
 	err = 0;
 out:
 	balloon_bpf__destroy(skel);
@@ -220,18 +228,31 @@ out:
 }
 
 /*
- * Unpin the balloon programs and wait until the kernel has let go of the
- * module: programs are freed after an RCU grace period (the trampolines
- * of fentry programs after an RCU-tasks one, seconds on a busy machine:
- * 5 s was seen too short under load), and only then does "rmmod
- * virtio_balloon" work.  The balloon's maps stay, with what
- * was last sent, for "wsr balloon show" and the next attach.
+ * Unpin the balloon programs, under the pin folder's lock, and record the
+ * detach for the daemon (whose own attach may have begun before it); then
+ * wait until the kernel has let go of the module: programs are freed after
+ * an RCU grace period (the trampolines of fentry programs after an
+ * RCU-tasks one, seconds on a busy machine: 5 s was seen too short under
+ * load), and only then does "rmmod virtio_balloon" work.  The balloon's
+ * maps stay, with what was last sent, for "wsr balloon show" and the next
+ * attach.
  */
 int balloon_detach(void)
 {
-	int i;
+	struct wsr_err werr = { "" };
+	int i, dir;
 
+	dir = wsr_lock_pin_dir(pin_dir, WSR_LOCK_TIMEOUT_MS, &werr);
+	if (dir == -ENOENT)
+		return 0;	/* nothing loaded, nothing attached */
+	if (dir < 0) {
+		err_msg("%s", werr.msg);
+		return 1;
+	}
 	wsr_unpin(pin_dir, true);
+	if (wsr_balloon_mark_detached(pin_dir, wsr_balloon_module(), &werr))
+		err_msg("warning: %s; the daemon may attach again", werr.msg);
+	close(dir);	/* and the lock with it */
 	for (i = 0; i < 600; i++) {
 		char buf[16] = "0";
 		FILE *f = fopen("/sys/module/virtio_balloon/refcnt", "r");

@@ -208,7 +208,7 @@ static int do_balloon(int argc, char **argv)
 			err_msg("nothing loaded in %s: start \"wsr daemon\" first", pin_dir);
 			return 1;
 		}
-		return balloon_attach() ? 1 : 0;
+		return balloon_attach(false) ? 1 : 0;
 	}
 	if (!strcmp(sub, "detach"))
 		return balloon_detach();
@@ -239,7 +239,9 @@ const struct wsr_cmd cmd_balloon = {
 	.help =
 "show (the default): the virtio-balloon device's working-set config (from\n"
 "its driver) and the last report wsr gave it.  attach, detach: attach the\n"
-"programs that report to the balloon (the daemon does at start if the\n"
-"driver is there), or detach them: needed before rmmod virtio_balloon.\n\n"
+"programs that report to the balloon (the daemon does at its start and\n"
+"when the driver is loaded), or detach them: needed before rmmod\n"
+"virtio_balloon.  The daemon never attaches again to a driver you detached:\n"
+"only a new load of the module, or attach, does.\n\n"
 JSON_HELP,
 };

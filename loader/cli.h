@@ -93,7 +93,8 @@ int load_and_pin(__u32 walk_steps, bool merge_hooks);
 
 /* balloon-attach.c: the balloon's programs, loaded apart */
 bool balloon_kfuncs(void);
-int balloon_attach(void);
+/* 0 attached (or already), 1 left detached (@automatic only), -1 error */
+int balloon_attach(bool automatic);
 int balloon_detach(void);
 
 /* balloon.c: the balloon device, for the daemon */

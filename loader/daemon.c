@@ -150,8 +150,7 @@ static void check_limits(struct wsr_stats *logged)
  */
 static bool balloon_module_appeared(ino_t *seen)
 {
-	struct stat st;
-	ino_t now = stat("/sys/kernel/btf/virtio_balloon", &st) ? 0 : st.st_ino, was = *seen;
+	ino_t now = wsr_balloon_module(), was = *seen;
 
 	*seen = now;
 	return now && now != was;
@@ -269,7 +268,7 @@ static int do_daemon(int argc, char **argv)
 	pins = wsr_loaded_inode(pin_dir);
 	check_nonleaf_young();
 	balloon_module_appeared(&module);
-	if (balloon_kfuncs() && !wsr_balloon_attached(pin_dir) && !balloon_attach())
+	if (balloon_kfuncs() && !wsr_balloon_attached(pin_dir) && !balloon_attach(true))
 		info_msg("balloon programs attached");
 	period_ms = interval_ms;
 	while (!exiting) {
@@ -284,13 +283,16 @@ static int do_daemon(int argc, char **argv)
 		}
 		/*
 		 * virtio_balloon loaded after we started: attach to it.  Only
-		 * then: "wsr balloon detach" must stay detached for an rmmod.
+		 * then, and not if it was detached meanwhile: "wsr balloon
+		 * detach" must stay detached for an rmmod.
 		 */
 		if (balloon_module_appeared(&module) && balloon_kfuncs() &&
 		    !wsr_balloon_attached(pin_dir)) {
-			if (!balloon_attach())
+			int ret = balloon_attach(true);
+
+			if (!ret)
 				info_msg("virtio_balloon loaded: balloon programs attached");
-			else
+			else if (ret < 0)
 				module = 0;	/* try again next time */
 		}
 		/*

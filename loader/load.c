@@ -239,6 +239,7 @@ static int do_unload(int argc, char **argv)
 	if (!cmd_args(argc, argv, 0, "unload takes no arguments"))
 		return 2;
 	wsr_unpin(pin_dir, false);
+	wsr_balloon_clear_detached(pin_dir);
 	if (rmdir(pin_dir) && errno != ENOENT) {
 		err_msg("cannot remove %s: %s", pin_dir, strerror(errno));
 		return 1;

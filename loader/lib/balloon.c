@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include "libwsr.h"
 
 int wsr_balloon_read_text(const char *dir, const char *name, char *buf, size_t len)
@@ -38,6 +39,13 @@ __u64 wsr_balloon_read_u64(const char *dir, const char *name)
 bool wsr_balloon_configured(const char *dir)
 {
 	return wsr_balloon_read_u64(dir, "configs") > 0;
+}
+
+ino_t wsr_balloon_module(void)
+{
+	struct stat st;
+
+	return stat(WSR_BALLOON_BTF, &st) ? 0 : st.st_ino;
 }
 
 /*

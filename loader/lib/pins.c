@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* libwsr: the pins "wsr daemon" left in bpffs (libwsr.h). */
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -222,6 +223,54 @@ bool wsr_loaded(const char *dir)
 bool wsr_balloon_attached(const char *dir)
 {
 	return wsr_pinned(dir, WSR_PIN_LINK_BALLOON_RECLAIM);
+}
+
+#define DETACHED	"balloon-detached-"
+
+static void detached_path(const char *dir, ino_t module, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s/" DETACHED "%llu", dir, (unsigned long long)module);
+}
+
+bool wsr_balloon_detached(const char *dir, ino_t module)
+{
+	char path[PATH_MAX];
+
+	detached_path(dir, module, path, sizeof(path));
+	return access(path, F_OK) == 0;
+}
+
+void wsr_balloon_clear_detached(const char *dir)
+{
+	char path[PATH_MAX];
+	struct dirent *de;
+	DIR *d = opendir(dir);
+
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		if (strncmp(de->d_name, DETACHED, strlen(DETACHED)))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		rmdir(path);
+	}
+	closedir(d);
+}
+
+int wsr_balloon_mark_detached(const char *dir, ino_t module, struct wsr_err *err)
+{
+	char path[PATH_MAX];
+	int e;
+
+	/* one record: those of instances unloaded since mean nothing */
+	wsr_balloon_clear_detached(dir);
+	detached_path(dir, module, path, sizeof(path));
+	if (!mkdir(path, 0700) || errno == EEXIST)
+		return 0;
+	e = errno;
+	snprintf(err->msg, sizeof(err->msg), "cannot record the detach as %s: %s", path,
+		 strerror(e));
+	return -e;
 }
 
 /* a new load pins a new reclaim link, with a new inode */

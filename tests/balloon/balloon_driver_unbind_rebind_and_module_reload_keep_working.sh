@@ -128,8 +128,14 @@ guest_half() {
 		else
 			how=reload
 			# the balloon programs call the module's kfuncs: they hold it
-			wsr balloon detach || fail "cycle $i: wsr balloon detach failed"
-			rmmod virtio_balloon || fail "cycle $i: rmmod virtio_balloon failed"
+			wsr balloon detach 2>/tmp/detach.err ||
+				fail "cycle $i: wsr balloon detach failed: $(cat /tmp/detach.err)"
+			rmmod virtio_balloon 2>/tmp/rmmod.err ||
+				fail "cycle $i: rmmod virtio_balloon failed: $(cat /tmp/rmmod.err)" \
+					"refcnt $(cat /sys/module/virtio_balloon/refcnt)," \
+					"$(wsr balloon show | grep -i attached);" \
+					"detach said: $(cat /tmp/detach.err);" \
+					"daemon: $(tail -n 3 /tmp/daemon.log | tr '\n' ' ')"
 			[ ! -e "$DRV" ] || fail "cycle $i: driver still registered after rmmod"
 			[ ! -e "$dev/working_set" ] || fail "cycle $i: working_set/ stays after rmmod"
 			insmod "$ko" || fail "cycle $i: insmod $ko failed"
