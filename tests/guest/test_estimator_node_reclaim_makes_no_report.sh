@@ -33,7 +33,7 @@ node0_free_mib() { awk '$3 == "MemFree:" { print int($4 / 1024) }' /sys/devices/
 # MiB, of which node_reclaim() must take back the 150 asked below (the
 # scratch disk, 512 MiB, keeps other tests' files)
 avail=$(df -m /mnt | awk 'NR == 2 { print $4 }')
-[ "${avail:-0}" -ge 264 ] || fail "only ${avail:-?} MiB free on /mnt, 264 needed: $(ls -l /mnt | tr '\n' ' ')"
+[ "${avail:-0}" -ge 264 ] || fail "only ${avail:-?} MiB free on /mnt, 264 needed: $(du -sm /mnt/* 2>/dev/null | tr '\n' ' ')"
 echo 1 >/proc/sys/vm/drop_caches
 taskset -c 0 dd if=/dev/zero of=/mnt/node-reclaim bs=1M count=256 2>/dev/null ||
 	fail "cannot write 256 MiB to /mnt"
