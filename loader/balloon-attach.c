@@ -154,6 +154,13 @@ static int pin_own_maps(struct balloon_bpf *skel)
  * them.  An automatic attach (the daemon's) leaves a module instance
  * that "wsr balloon detach" detached alone, and says so: 1.
  */
+static int left_detached(void)
+{
+	info_msg("virtio_balloon was detached by \"wsr balloon detach\": left detached "
+		 "until it is loaded again or \"wsr balloon attach\"");
+	return 1;
+}
+
 int balloon_attach(bool automatic)
 {
 	struct balloon_bpf *skel = NULL;
@@ -163,6 +170,9 @@ int balloon_attach(bool automatic)
 
 	if (wsr_balloon_attached(pin_dir))
 		return 0;
+	/* before the load too: its programs would hold the module meanwhile */
+	if (automatic && wsr_balloon_detached(pin_dir, wsr_balloon_module()))
+		return left_detached();
 	if (!balloon_kfuncs()) {
 		err_msg("the virtio_balloon driver is not loaded or has no working-set kfuncs");
 		return -1;
@@ -189,9 +199,7 @@ again:
 		goto out;
 	}
 	if (automatic && wsr_balloon_detached(pin_dir, wsr_balloon_module())) {
-		info_msg("virtio_balloon was detached by \"wsr balloon detach\": left detached "
-			 "until it is loaded again or \"wsr balloon attach\"");
-		err = 1;
+		err = left_detached();
 		goto out;
 	}
 	raced = pin_own_maps(skel);
@@ -242,7 +250,8 @@ int balloon_detach(void)
 	struct wsr_err werr = { "" };
 	int i, dir;
 
-	dir = wsr_lock_pin_dir(pin_dir, WSR_LOCK_TIMEOUT_MS, &werr);
+	/* as long as a daemon's first load may hold it: a detach must not give up */
+	dir = wsr_lock_pin_dir(pin_dir, WSR_LOAD_LOCK_TIMEOUT_MS, &werr);
 	if (dir == -ENOENT)
 		return 0;	/* nothing loaded, nothing attached */
 	if (dir < 0) {
