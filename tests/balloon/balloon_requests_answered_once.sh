@@ -12,6 +12,10 @@
 # keeps the answers' data no older than refresh_ms while it runs; its
 # answers age only what the seed's refresh would.  The guest moves on when the driver's "answered"
 # counter says a phase is done, and the host checks the answers it saw.
+# How long the claim of a daemon killed while answering holds the
+# request in the test's "killed" phase: the request hook answers after
+# it runs out (read by both halves)
+CLAIM_S=3
 guest_half() {
 	# the host asks QEMU nothing after the last mark: power off at once
 	# shellcheck disable=SC2034 # for finish
@@ -32,6 +36,26 @@ guest_half() {
 		mark "$2 answered=$(ws answered)"
 	}
 
+	# claim_request_for_dead_daemon REQUEST PID: the pinned claim map
+	# (struct wsr_balloon_claim) as daemon PID left it, killed after
+	# claiming REQUEST: it runs out CLAIM_S from now (boot time)
+	claim_request_for_dead_daemon() {
+		local until
+		until=$(awk -v s="$CLAIM_S" '{ printf "%.0f", ($1 + s) * 1000000000 }' /proc/uptime)
+		# shellcheck disable=SC2046 # one word per byte, on purpose
+		bpftool map update pinned /sys/fs/bpf/wsr/balloon_claim key 0 0 0 0 \
+			value $(le_bytes "$1" 8) $(le_bytes "$until" 8) $(le_bytes "$2" 4) 0 0 0 0 ||
+			fail "cannot write the balloon claim map"
+	}
+	# le_bytes VALUE N: VALUE's N bytes, least significant first
+	le_bytes() {
+		local v=$1 i=0
+		while [ "$i" -lt "$2" ]; do
+			printf '%d ' $((v & 255))
+			v=$((v >> 8)) i=$((i + 1))
+		done
+	}
+
 	start_daemon --own-aging
 	start_workload --hot 16 --cold 48 >/dev/null
 	mark READY
@@ -41,6 +65,11 @@ guest_half() {
 	phase 200 PHASE2-DONE
 	kill -KILL "$daemon" || fail "cannot kill the daemon"
 	wait "$daemon" 2>/dev/null
+	# What a daemon killed right after claiming the next request leaves
+	# (loader/balloon.c's balloon_answer() claims, then ages, then
+	# answers): its claim, for CLAIM_S from now.  A real kill lands in
+	# that window only by chance; the claim is all the state it holds.
+	claim_request_for_dead_daemon $(($(ws requests) + 1)) "$daemon"
 	mark DAEMON-KILLED
 	phase 300 PHASE3-DONE
 	start_daemon --own-aging
@@ -70,22 +99,29 @@ guest_half() {
 # shellcheck source=../../vmtests/balloon-lib.sh
 [ -n "${BALLOON_LIB:-}" ] || . "$(dirname "${BASH_SOURCE[0]}")/../../vmtests/balloon-lib.sh"
 
-# request_phase NAME BATCH MAX-AGE-MS: 100 requests, BATCH at a time, over
-# one QMP connection; every one answered once (wsr-host request checks
-# there is no missing and no extra answer), each answer's cause and data
-# age seen, the age at most MAX-AGE-MS (if given).  Appends the answers to
-# $tmp/answers.NAME; the verdict is NAME's.
+# request_phase NAME BATCH [MAX-AGE-MS [FIRST-MIN-MS FIRST-MAX-MS]]: 100
+# requests, BATCH at a time, over one QMP connection; every one answered
+# once (wsr-host request checks there is no missing and no extra answer),
+# each answer's cause and data age seen, the age at most MAX-AGE-MS (if
+# given, not empty), the first answer's latency within FIRST-MIN-MS and
+# FIRST-MAX-MS (if given).  Appends the answers to $tmp/answers.NAME; the
+# verdict is NAME's.
 request_phase() {
-	local name=$1 batch=$2 max_age=${3:-} out=$tmp/answers.$1 fault
+	local name=$1 batch=$2 max_age=${3:-} first_min=${4:-} first_max=${5:-}
+	local out=$tmp/answers.$1 fault
 	# on the second socket: the first stays free for the CONFIGs
 	if ! timeout 600 "$HOST" --qmp "$G_EVENTS" request --count 100 --batch "$batch" \
 		--timeout-ms 20000 >"$out" 2>"$out.err"; then
 		also_verdict "$name" "$(tail -n 2 "$out.err" | tr '\n' ' ')"
 		return
 	fi
-	fault=$(awk -v max="$max_age" '
-		$1 != "answer" || $3 !~ /^latency_ms=/ || $4 !~ /^data_age_ms=[0-9]+$/ {
+	fault=$(awk -v max="$max_age" -v fmin="$first_min" -v fmax="$first_max" '
+		$1 != "answer" || $3 !~ /^latency_ms=[0-9.]+$/ || $4 !~ /^data_age_ms=[0-9]+$/ {
 			print "malformed answer line: " $0; bad = 1; exit }
+		NR == 1 && fmin != "" { split($3, l, "=")
+			if (l[2] + 0 < fmin + 0 || l[2] + 0 > fmax + 0) {
+				print "the first answer came after " l[2] " ms, not within " fmin "-" fmax " ms"
+				bad = 1; exit } }
 		{ split($4, a, "="); if (max != "" && a[2] + 0 > max + 0) {
 			print "answer " $2 " has data " a[2] " ms old, refresh_ms is " max
 			bad = 1; exit } }
@@ -107,7 +143,10 @@ test_request_answers() {
 	wait_mark DAEMON-STOPPED 60 || return
 	request_phase balloon_requests_answered_once_with_daemon_stopped 10
 	wait_mark DAEMON-KILLED 60 || return
-	request_phase balloon_requests_answered_once_with_daemon_killed 10
+	# the dead daemon's claim (the guest wrote it CLAIM_S before its mark)
+	# holds the first requests, then runs out: the hook answers every 500 ms
+	request_phase balloon_requests_answered_once_with_daemon_killed 10 "" \
+		1000 $(((CLAIM_S + 2) * 1000))
 	wait_mark PHASE3-DONE 60 || return
 	qmp "{\"execute\":\"balloon\",\"arguments\":{\"value\":$((G_RAM - (192 << 20)))}}" >/dev/null ||
 		{ bad "QMP balloon refused"; return; }
