@@ -12,6 +12,7 @@
 # keeps the answers' data no older than refresh_ms while it runs; its
 # answers age only what the seed's refresh would.  The guest moves on when the driver's "answered"
 # counter says a phase is done, and the host checks the answers it saw.
+
 # How long the claim of a daemon killed while answering holds the
 # request in the test's "killed" phase: the request hook answers after
 # it runs out (read by both halves)
