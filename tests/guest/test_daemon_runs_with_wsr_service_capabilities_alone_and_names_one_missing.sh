@@ -50,10 +50,16 @@ loaded_or_gone() { said "loaded and pinned" || gone; }
 # status FIELD: the daemon's /proc status field (the first word of its value)
 status() { awk -v f="$1:" '$1 == f { print $2 }' "/proc/$D/status"; }
 # daemon CAPS: a fresh daemon with CAPS alone ($D, its messages in
-# /tmp/caps.log), once it has loaded or exited
+# /tmp/caps.log), once it has loaded or exited.  setpriv itself in the
+# background, not as_unit: $! would be the subshell of a function, whose
+# capabilities are root's
 daemon() {
+	local l
+	l=$(setpriv_list "$1")
 	wsr unload 2>/dev/null
-	as_unit "$1" wsr daemon --interval-ms 500 >/tmp/caps.log 2>&1 &
+	# shellcheck disable=SC2086 # $nnp: one option or none
+	"$setpriv" --bounding-set "$l" --inh-caps "$l" --ambient-caps "$l" $nnp -- \
+		wsr daemon --interval-ms 500 >/tmp/caps.log 2>&1 &
 	D=$!
 	wait_until 60 loaded_or_gone || fail "daemon with $1: neither loaded nor gone in 60 s"
 }
