@@ -82,7 +82,7 @@ UNIT_TESTS  := $(patsubst tests/unit/%.c,$(BUILD)/unit/%,$(wildcard tests/unit/*
 .DELETE_ON_ERROR:
 .SECONDARY:
 
-all: $(GUEST_PROGS) $(GUEST)/run-tests $(GUEST)/wsr-demo $(GUEST)/wsr-bench $(GUEST)/wsr-tiers $(UNIT_TESTS) \
+all: $(GUEST_PROGS) $(GUEST)/run-tests $(GUEST)/wsr.service $(GUEST)/wsr-demo $(GUEST)/wsr-bench $(GUEST)/wsr-tiers $(UNIT_TESTS) \
 	$(BUILD)/wsr-host $(BUILD)/wsr-nothp $(GUEST)/asan/wsr
 
 setup:
@@ -197,6 +197,12 @@ $(GUEST)/run-tests: vmtests/guest-run-tests.sh $(GUEST_TESTS) tests/testlib.sh |
 	$(Q)cp $(GUEST_TESTS) tests/testlib.sh $(GUEST)/tests/
 	$(Q)install -m 755 $< $@
 
+# wsr.service as make install writes it: the guest test that runs the
+# daemon with the unit's capabilities alone reads them from it
+$(GUEST)/wsr.service: systemd/wsr.service.in Makefile | $(GUEST)
+	$(call msg,GEN,$@)
+	$(Q)sed '$(UNIT_SED)' $< >$@
+
 $(GUEST)/wsr-%: vmtests/%-guest.sh | $(GUEST)
 	$(Q)install -m 755 $< $@
 
@@ -304,13 +310,14 @@ compile-commands: | $(BUILD)
 # skeletons), their --help as text, the systemd units with this install's
 # paths, and balance's environment file, which an existing one is kept
 # over.  WSR_CAPS is the guest daemon's capability set: its unit grants
-# it and no more, and the capability test runs the daemon with it.
+# it and no more, and the capability test runs the daemon with the unit's
+# lines ($(GUEST)/wsr.service, made by the same sed).
 PREFIX     ?= /usr/local
 BINDIR     ?= $(PREFIX)/bin
 DOCDIR     ?= $(PREFIX)/share/doc/wsr
 UNITDIR    ?= $(PREFIX)/lib/systemd/system
 SYSCONFDIR ?= /etc
-WSR_CAPS   := CAP_BPF CAP_PERFMON CAP_SYS_ADMIN CAP_SYS_RESOURCE
+WSR_CAPS   := CAP_BPF CAP_PERFMON CAP_SYS_ADMIN CAP_IPC_LOCK
 UNIT_SED   := s|@BINDIR@|$(BINDIR)|g; s|@DOCDIR@|$(DOCDIR)|g; s|@SYSCONFDIR@|$(SYSCONFDIR)|g; \
 	s|@CAPS@|$(WSR_CAPS)|g
 

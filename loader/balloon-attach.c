@@ -19,6 +19,7 @@
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
+#include <linux/capability.h>
 #include "cli.h"
 #include "balloon.skel.h"
 
@@ -187,7 +188,20 @@ again:
 	if (!skel)
 		goto out;
 	if (balloon_bpf__load(skel)) {
-		err_msg("cannot load the balloon programs (run with -v for the verifier log)");
+		__u32 id;
+
+		/*
+		 * libbpf finds kfuncs in a module by going through the
+		 * kernel's BTF objects by id, which CAP_SYS_ADMIN alone may
+		 * (and then says only that they are not found)
+		 */
+		if (!access(WSR_BALLOON_BTF, F_OK) && bpf_btf_get_next_id(0, &id) &&
+		    errno == EPERM && !have_cap(CAP_SYS_ADMIN))
+			err_msg("cannot load the balloon programs: their kfuncs are in the "
+				"virtio_balloon module, whose BTF libbpf looks up by id, which "
+				"needs CAP_SYS_ADMIN");
+		else
+			err_msg("cannot load the balloon programs (run with -v for the verifier log)");
 		goto out;
 	}
 	if (wsr_lock_dir(dir, pin_dir, WSR_LOCK_TIMEOUT_MS, &werr)) {

@@ -72,6 +72,9 @@ bool cmd_args(int argc, char **argv, int nr, const char *what);
 /* --node's value: a node with memory; a message and -1 otherwise */
 int parse_node_opt(const char *arg, int *node);
 
+/* capability @cap (CAP_*) is in our effective set (false if unknown) */
+bool have_cap(int cap);
+
 /* the commands, each in its file */
 extern const struct wsr_cmd cmd_daemon;		/* daemon.c */
 extern const struct wsr_cmd cmd_show, cmd_reaccess;	/* show.c */

@@ -9,8 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <linux/capability.h>
 #include <bpf/bpf.h>
 #include "cli.h"
 
@@ -222,6 +224,29 @@ static int daemon_options(int argc, char **argv, __u64 *interval_ms, __u64 *walk
 	return cmd_args(argc, argv, 0, NULL) ? 0 : 2;
 }
 
+/*
+ * Reclaim must not page us out while we watch memory pressure: all our
+ * memory locked, now and to come.  Only where no limit applies (with
+ * CAP_IPC_LOCK, or RLIMIT_MEMLOCK unlimited): under a limit, MCL_FUTURE
+ * makes every allocation past it fail, the kernel's BTF (megabytes)
+ * first, and libbpf then says it found no BTF.  There we run unlocked,
+ * and say so.
+ */
+static void lock_in_memory(void)
+{
+	struct rlimit rl;
+
+	if (!have_cap(CAP_IPC_LOCK) &&
+	    (getrlimit(RLIMIT_MEMLOCK, &rl) || rl.rlim_cur != RLIM_INFINITY)) {
+		err_msg("warning: not locked in memory (reclaim may page the daemon out): "
+			"locking needs CAP_IPC_LOCK (wsr.service grants it) or an unlimited "
+			"RLIMIT_MEMLOCK");
+		return;
+	}
+	if (mlockall(MCL_CURRENT | MCL_FUTURE))
+		err_msg("warning: mlockall failed: %s", strerror(errno));
+}
+
 static int do_daemon(int argc, char **argv)
 {
 	struct balloon_watch bw = { .fd = { -1, -1 } };
@@ -234,9 +259,7 @@ static int do_daemon(int argc, char **argv)
 
 	if (ret)
 		return ret;
-	/* reclaim must not page us out while we watch memory pressure */
-	if (mlockall(MCL_CURRENT | MCL_FUTURE))
-		err_msg("warning: mlockall failed: %s", strerror(errno));
+	lock_in_memory();
 	if (mkdir(pin_dir, 0700) && errno != EEXIST) {
 		err_msg("cannot create %s: %s (is bpffs mounted on /sys/fs/bpf?)", pin_dir,
 			strerror(errno));

@@ -12,6 +12,7 @@
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
+#include <linux/capability.h>
 #include "cli.h"
 #include "wsr.skel.h"
 
@@ -122,7 +123,7 @@ static int load_locked(__u32 walk_steps, bool merge_hooks)
 	union bpf_iter_link_info linfo = {};
 	struct wsr_bpf *skel;
 	char path[PATH_MAX];
-	int err = -1, cg = -1;
+	int err = -1, cg = -1, ret;
 
 	wsr_unpin_estimator_progs(pin_dir);
 	skel = open_skel(walk_steps);
@@ -130,7 +131,18 @@ static int load_locked(__u32 walk_steps, bool merge_hooks)
 		return -1;
 	if (check_attach_targets(skel, merge_hooks))
 		goto out;
-	if (wsr_bpf__load(skel)) {
+	ret = wsr_bpf__load(skel);
+	/* refused before any verifier ran: no capability for BPF or tracing */
+	if (ret == -EPERM && !have_cap(CAP_SYS_ADMIN) &&
+	    (!have_cap(CAP_BPF) || !have_cap(CAP_PERFMON))) {
+		err_msg("cannot load the BPF programs: not permitted without %s%s%s (they need "
+			"CAP_BPF and CAP_PERFMON, or CAP_SYS_ADMIN)",
+			have_cap(CAP_BPF) ? "" : "CAP_BPF",
+			!have_cap(CAP_BPF) && !have_cap(CAP_PERFMON) ? " and " : "",
+			have_cap(CAP_PERFMON) ? "" : "CAP_PERFMON");
+		goto out;
+	}
+	if (ret) {
 		err_msg("cannot load the BPF programs (run with -v for the verifier log)");
 		goto out;
 	}

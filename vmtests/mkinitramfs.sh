@@ -21,12 +21,13 @@ shift 4
 root=$(mktemp -d "${TMPDIR:-/tmp}/wsr-initrd.XXXXXX")
 trap 'rm -rf "$root"' EXIT
 
-# libs: the libraries of bpftool and of build/guest's dynamically linked
-# programs (the ASan wsr, build/guest/asan/wsr: ASan cannot link
-# statically), one per line
+# libs: the libraries of bpftool, of util-linux's setpriv and of
+# build/guest's dynamically linked programs (the ASan wsr,
+# build/guest/asan/wsr: ASan cannot link statically), one per line
 libs() {
 	{
 		ldd /usr/sbin/bpftool
+		ldd /usr/bin/setpriv
 		[ ! -d "$WSR_ROOT/build/guest" ] ||
 			find "$WSR_ROOT/build/guest" -type f -perm -u+x -exec ldd {} \; 2>/dev/null
 	} | grep -o '/[^ ]*' | sort -u
@@ -42,6 +43,7 @@ base_files() {
 own_files() {
 	echo /bin/busybox
 	echo /usr/sbin/bpftool
+	echo /usr/bin/setpriv
 	echo "$WSR_ROOT/vmtests/init.sh"
 	echo "$0"
 	[ ! -d "$WSR_ROOT/build/guest" ] || find "$WSR_ROOT/build/guest" -type f -o -type l
@@ -65,6 +67,13 @@ make_base() {
 	# bpftool, to show that pinned maps dump with field names; with its
 	# libraries and those of the ASan wsr
 	cp /usr/sbin/bpftool "$1/usr/sbin/"
+	# util-linux's setpriv, for the daemon run as wsr.service runs it,
+	# with the unit's capabilities alone (test_daemon_*_wsr_service_*):
+	# busybox's, /bin/setpriv, has no --bounding-set.  By its full path:
+	# /bin comes first on PATH.  Never through a link to busybox: cp
+	# would write over busybox
+	rm -f "$1/usr/bin/setpriv"
+	cp /usr/bin/setpriv "$1/usr/bin/setpriv"
 	for lib in $(libs); do
 		mkdir -p "$1$(dirname "$lib")"
 		cp -L "$lib" "$1$lib"
