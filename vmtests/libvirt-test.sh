@@ -9,7 +9,15 @@
 #
 #   WSR_LIBVIRT_TESTS="pattern ..."  only the matching tests
 #   --list                           name the tests, run nothing
+#   --help                           this text
 set -u
+# anything else is refused before a guest boots (an unknown option once
+# ran every test)
+case "${1:-}" in
+'' | --list) [ $# -le 1 ] || { echo "vmtests/libvirt-test.sh: unexpected argument '$2' (--help)" >&2; exit 2; } ;;
+-h | --help) sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+*) echo "vmtests/libvirt-test.sh: unknown option '$1' (--help)" >&2; exit 2 ;;
+esac
 . "$(dirname "$0")/balloon-lib.sh"
 . "$WSR_ROOT/vmtests/libvirt-lib.sh"
 
