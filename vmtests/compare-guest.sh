@@ -12,11 +12,14 @@
 #   WSR_BENCH_CMP_MOVE_S        the moving hot set's period (default 60)
 #   WSR_BENCH_CMP_METHODS       default "wsr damon damon-tuned page_idle"
 #   WSR_BENCH_CMP_WORKLOADS     default "tiers moving"
+#   WSR_BENCH_CMP_TLB_FLUSH=1   the hot passes drop their TLB entries first
+#                               (wsr-workload --tlb-flush; below)
 # shellcheck source=../tests/guest/lib.sh
 . /wsr/bin/tests/lib.sh
 secs=${WSR_BENCH_CMP_SECONDS:-300}
 base=${WSR_BENCH_CMP_BASE_SECONDS:-30}
 move=${WSR_BENCH_CMP_MOVE_S:-60}
+flush=${WSR_BENCH_CMP_TLB_FLUSH:+--tlb-flush}
 methods=${WSR_BENCH_CMP_METHODS:-wsr damon damon-tuned page_idle}
 workloads=${WSR_BENCH_CMP_WORKLOADS:-tiers moving}
 BINS=1000,5000,30000,60000,120000,300000
@@ -27,7 +30,7 @@ nm=$#
 # shellcheck disable=SC2086
 set -- $workloads
 echo "## wsr, DAMON and idle page tracking on the same workloads" \
-	"($nm methods x $# workloads x $secs s, and ${base} s of each workload alone)"
+	"($nm methods x $# workloads x $secs s, and ${base} s of each workload alone${flush:+; hot passes with $flush})"
 # bins 1, 5, 30, 60, 120, 300 s (those of the three-tier bench), node 0
 # only.  The methods:
 #   wsr:         the daemon at its own period, refresh_ms 1000, wsr show
@@ -44,7 +47,9 @@ echo "## wsr, DAMON and idle page tracking on the same workloads" \
 # write flushes and little else: a hot page whose translation stays cached
 # reads idle until the vCPU next switches between processes (MGLRU's
 # walk, wsr's, clears them the same way).  A real CPU's TLB holds far
-# fewer entries; see BENCHMARKS.md.
+# fewer entries; see BENCHMARKS.md.  WSR_BENCH_CMP_TLB_FLUSH=1 has the
+# workload flush its hot set's TLB entries before each pass, as a real
+# CPU's evictions would (at the cost of two mprotect calls a pass).
 
 uptime_ms() { awk '{ printf "%d\n", $1 * 1000 }' /proc/uptime; }
 # cpu_ms PID: utime + stime of PID in ms (USER_HZ is 100 on x86)
@@ -71,8 +76,9 @@ workload() {
 	else
 		set -- --hot 16 --cold 64 --move-s "$move"
 	fi
+	# shellcheck disable=SC2086 # $flush: empty or one word
 	wsr-workload --ready "$ready" --period-ms 50 --node 0 --cgroup "$CG" \
-		--stats-s 10 "$@" >"$out" &
+		--stats-s 10 $flush "$@" >"$out" &
 	WL=$!
 	for i in $(seq 1 600); do
 		[ -e "$ready" ] && { WL_READY=$(uptime_ms); return 0; }
@@ -170,7 +176,10 @@ for wl in $workloads; do
 		# the reads, timed from the workload's ready as its moves are
 		awk -v off=$((start - WL_READY)) '$1 == "hist" && NF == 10 { $2 += off; print }' "$r" >"$r.hist"
 		if [ "$wl" = tiers ]; then
-			awk -v from=$((secs * 2 / 5)) -v H=$HOT -v W=$WARM -v C=$COLD -v m="$m" '
+			# from half the run: "after the first two minutes" of the
+			# issue, and past 120 s, where the cold tier enters its bin
+			# (a read's data is a second old or more, whatever the method)
+			awk -v from=$((secs / 2)) -v H=$HOT -v W=$WARM -v C=$COLD -v m="$m" '
 			function f(x) { return x > 1 ? 1 : (x < 0 ? 0 : x) }
 			{ t = int($2 / 1000); h = f(($3 + $4) / H); w = f(($3 + $4 + $5 - H) / W); c = f(($8 + $9) / C) }
 			t - last >= 60 { printf "  t=%4ds  hot<=5s %.3f  warm<=30s %.3f  cold>120s %.3f\n", t, h, w, c; last = t }

@@ -31,7 +31,7 @@
 struct opts {
 	long long hot_mib, cold_mib, node, period_ms, reaccess_ms, random_touches;
 	long long warm_mib, warm_period_ms, stats_s, move_s;
-	int file, read_only, refault;
+	int file, read_only, tlb_flush;
 	const char *path, *cgroup, *ready;
 };
 
@@ -45,14 +45,14 @@ static void usage(void)
 	       "         [--file PATH] [--period-ms MS] [--cgroup DIR] [--ready FILE]\n"
 	       "         [--reaccess-after-ms MS] [--random-touches N]\n"
 	       "         [--warm MIB --warm-period-ms MS] [--stats-s S] [--read]\n"
-	       "         [--move-s S] [--refault]\n"
+	       "         [--move-s S] [--tlb-flush]\n"
 	       "Touches HOT+COLD MiB once, then only HOT MiB every MS ms (default 100).\n"
 	       "--warm adds MIB between hot and cold, touched every --warm-period-ms.\n"
 	       "--read: the hot passes read each page instead of writing it.\n"
 	       "--move-s: every S s the hot set moves on to the next HOT MiB of cold\n"
 	       "(wrapping round to the first), printing \"moved SLOT T_MS\", T_MS since ready.\n"
-	       "--refault: each hot pass first drops the hot pages (MADV_DONTNEED),\n"
-	       "so that every touch faults in a new page (anon only).\n"
+	       "--tlb-flush: each hot pass first drops the hot set's TLB entries\n"
+	       "(mprotect read-only and back), so that it sets their accessed bits.\n"
 	       "--stats-s prints \"touches_per_s R late N\" every S s: pages touched per\n"
 	       "second of hot-pass time, and passes that overran the period.\n"
 	       "--type file maps PATH (default /tmp/wsr-workload.<pid>) MAP_SHARED.\n"
@@ -116,7 +116,7 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		{ "stats-s", required_argument, NULL, 's' },
 		{ "read", no_argument, NULL, 'x' },
 		{ "move-s", required_argument, NULL, 'M' },
-		{ "refault", no_argument, NULL, 'F' },
+		{ "tlb-flush", no_argument, NULL, 'F' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -158,7 +158,7 @@ static void parse_args(int argc, char **argv, struct opts *o)
 			o->move_s = parse_num("move-s", optarg, 86400);
 			break;
 		case 'F':
-			o->refault = 1;
+			o->tlb_flush = 1;
 			break;
 		case 'f':
 			o->path = optarg;
@@ -197,8 +197,6 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		fail(2, "--move-s must be at least 1");
 	if (o->move_s != UNSET && (!o->hot_mib || o->cold_mib < o->hot_mib))
 		fail(2, "--move-s needs a cold tier at least as large as a hot one above 0");
-	if (o->refault && (o->file || o->read_only))
-		fail(2, "--refault is for anon pages that are written (no --type file, no --read)");
 	if (o->path && !o->file)
 		fail(2, "--file needs --type file");
 	if (o->ready && strlen(o->ready) > PATH_MAX - 32)
@@ -446,9 +444,17 @@ int main(int argc, char **argv)
 		if (now_ns() >= next) {
 			unsigned long long t0 = now_ns();
 
-			/* new pages, whose first touch fills the TLB anew */
-			if (o.refault && madvise(base + hot_off, hot, MADV_DONTNEED))
-				fail(1, "madvise(MADV_DONTNEED) of the hot set");
+			/*
+			 * A CPU sets a PTE's accessed bit when it fills its TLB
+			 * from it, and QEMU's TCG keeps translations until a CR3
+			 * write: without a flush, a hot page whose bit DAMON or
+			 * page_idle cleared (no flush either) stays old.
+			 * mprotect flushes the range, as a real TLB's evictions
+			 * and context switches would.
+			 */
+			if (o.tlb_flush && (mprotect(base + hot_off, hot, PROT_READ) ||
+					    mprotect(base + hot_off, hot, PROT_READ | PROT_WRITE)))
+				fail(1, "mprotect of the hot set");
 			if (o.read_only)
 				read_pages(base + hot_off, hot);
 			else
