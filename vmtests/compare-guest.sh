@@ -193,21 +193,29 @@ for wl in $workloads; do
 					m, from, mh, mw, mc, ok, n >>"/tmp/cmp.table" }' "$r.hist"
 		else
 			# after each move: when the pages idle <= 5 s are the hot
-			# set's count within 5% (truth: from 5 s on, when the old
-			# set has been idle longer) and stay so until the next move;
-			# and how many reads are so from 10 s after it
+			# set's count within 5% and stay so until the next move.
+			# Only from 5 s after it: before, the old set is rightly
+			# under 5 s too (twice the count), and a read that has the
+			# old set still hot and the new one not yet would pass.
+			# Then how many reads are so from 10 s after it, and the
+			# count's share of the hot set in the first reads after it
 			awk '$1 == "moved" { print $3 }' "$w" >"$r.moves"
 			awk -v H=$HOT -v m="$m" '
 			NR == FNR { mv[++k] = $1; next }
 			{ t = $2; ok = ($3 + $4 >= .95 * H && $3 + $4 <= 1.05 * H)
 				for (i = k; i >= 1 && mv[i] > t; i--) ;
 				if (i < 1) next
+				reads[i]++
+				if (reads[i] <= 12) seq[i] = seq[i] sprintf(" %.1f:%.2f", (t - mv[i]) / 1000, ($3 + $4) / H)
+				if (t < mv[i] + 5000) next
 				if (!ok) settled[i] = 0; else if (!settled[i]) settled[i] = t
 				if (t >= mv[i] + 10000) { n[i]++; good[i] += ok } }
 			END { for (i = 1; i <= k; i++) {
+					if (!reads[i]) continue	# at the run's end
 					s = settled[i] ? sprintf("%.1f s", (settled[i] - mv[i]) / 1000) : "never"
 					printf "  move at %3ds: settled after %s; from 10 s on, %d of %d reads right\n",
 						mv[i] / 1000, s, good[i], n[i]
+					printf "    s:(<=5 s)/hot after it:%s\n", seq[i]
 					all = all " " s }
 				printf "moving %s settled after:%s\n", m, all >>"/tmp/cmp.table" }' "$r.moves" "$r.hist"
 		fi
@@ -219,3 +227,7 @@ for wl in $workloads; do
 done
 echo "### summary"
 sed 's/^/  /' /tmp/cmp.table
+# every read, for a closer look in the console log
+for f in /tmp/cmp.*.hist; do
+	sed "s|^|raw ${f#/tmp/cmp.} |" "$f"
+done
