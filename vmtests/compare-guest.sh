@@ -211,7 +211,7 @@ for wl in $workloads; do
 				if (!ok) settled[i] = 0; else if (!settled[i]) settled[i] = t
 				if (t >= mv[i] + 10000) { n[i]++; good[i] += ok } }
 			END { for (i = 1; i <= k; i++) {
-					if (!reads[i]) continue	# at the run's end
+					if (!reads[i]) continue	# a move at the end of the run
 					s = settled[i] ? sprintf("%.1f s", (settled[i] - mv[i]) / 1000) : "never"
 					printf "  move at %3ds: settled after %s; from 10 s on, %d of %d reads right\n",
 						mv[i] / 1000, s, good[i], n[i]
