@@ -176,13 +176,19 @@ for wl in $workloads; do
 		# the reads, timed from the workload's ready as its moves are
 		awk -v off=$((start - WL_READY)) '$1 == "hist" && NF == 10 { $2 += off; print }' "$r" >"$r.hist"
 		if [ "$wl" = tiers ]; then
-			# from half the run: "after the first two minutes" of the
-			# issue, and past 120 s, where the cold tier enters its bin
-			# (a read's data is a second old or more, whatever the method)
+			# From half the run ("after the first two minutes" of the
+			# issue at 5 min).  Cold is right when it is idle longer than
+			# the largest bound it has passed 5 s ago (a read's data is
+			# a second old or more, whatever the method): 120 s from
+			# 125 s on, 60 s before, so that a shorter run means the same
 			awk -v from=$((secs / 2)) -v H=$HOT -v W=$WARM -v C=$COLD -v m="$m" '
 			function f(x) { return x > 1 ? 1 : (x < 0 ? 0 : x) }
-			{ t = int($2 / 1000); h = f(($3 + $4) / H); w = f(($3 + $4 + $5 - H) / W); c = f(($8 + $9) / C) }
-			t - last >= 60 { printf "  t=%4ds  hot<=5s %.3f  warm<=30s %.3f  cold>120s %.3f\n", t, h, w, c; last = t }
+			BEGIN { nb = split("1 5 30 60 120 300", B, " ") }
+			{ t = int($2 / 1000); h = f(($3 + $4) / H); w = f(($3 + $4 + $5 - H) / W)
+				j = 0; for (k = 1; k <= nb; k++) if (B[k] <= t - 5) j = k
+				cs = 0; for (k = 3 + j; k <= 9; k++) cs += $k
+				c = f(cs / C) }
+			t - last >= 30 { printf "  t=%4ds  hot<=5s %.3f  warm<=30s %.3f  cold>%ds %.3f\n", t, h, w, B[j], c; last = t }
 			t >= from { n++; ok += (h >= .95 && w >= .95 && c >= .95)
 				if (n == 1 || h < mh) mh = h
 				if (n == 1 || w < mw) mw = w
