@@ -417,7 +417,12 @@ static void print_hist(long long t, const long long *hist, long long unmonitored
 
 /* --- idle page tracking --------------------------------------------- */
 
-/* sysfs moves a bin file a page at a time: loop until all of it went. */
+/*
+ * sysfs moves a bin file a page at a time: loop until all of it went.
+ * The kernel counts only whole words: the last one, when max_pfn is not a
+ * multiple of 64, moves 0 bytes each time.  Its pages then read as used
+ * (zeroes) and are never marked: at most 63 pages, at the top of memory.
+ */
 static void bitmap_io(int fd, uint64_t *buf, size_t words, uint64_t first, int wr)
 {
 	size_t done = 0;
@@ -427,10 +432,17 @@ static void bitmap_io(int fd, uint64_t *buf, size_t words, uint64_t first, int w
 					first * 8 + done)
 			       : pread(fd, (char *)buf + done, words * 8 - done,
 				       first * 8 + done);
-		if (n <= 0)
+		if (n < 0)
 			fail(1, "%s %s", wr ? "writing" : "reading", IDLE_BITMAP);
+		if (!n && words * 8 - done == 8)
+			break;		/* that last partial word */
+		if (!n)
+			fail(1, "%s %s: 0 bytes at word %llu", wr ? "writing" : "reading",
+			     IDLE_BITMAP, (unsigned long long)(first + done / 8));
 		done += n;
 	}
+	if (!wr && done < words * 8)
+		memset((char *)buf + done, 0, words * 8 - done);
 }
 
 static void run_page_idle(long long t0)
