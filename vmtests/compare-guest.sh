@@ -229,11 +229,10 @@ for wl in $workloads; do
 		echo "  memory: $mem"
 		echo "  workload: $rate touches/s in its hot passes; alone $rate0 (informational)"
 		echo "$wl $m: cpu $cpu ms in $secs s; workload $rate touches/s, alone $rate0" >>/tmp/cmp.table
+		# every read, for a closer look in the console log, at once: a
+		# later run that fails would lose them
+		sed "s|^|raw $wl $m |" "$r.hist"
 	done
 done
 echo "### summary"
 sed 's/^/  /' /tmp/cmp.table
-# every read, for a closer look in the console log
-for f in /tmp/cmp.*.hist; do
-	sed "s|^|raw ${f#/tmp/cmp.} |" "$f"
-done
