@@ -214,10 +214,11 @@ for wl in $workloads; do
 				reads[i]++
 				if (reads[i] <= 12) seq[i] = seq[i] sprintf(" %.1f:%.2f", (t - mv[i]) / 1000, ($3 + $4) / H)
 				if (t < mv[i] + 5000) next
+				late[i]++
 				if (!ok) settled[i] = 0; else if (!settled[i]) settled[i] = t
 				if (t >= mv[i] + 10000) { n[i]++; good[i] += ok } }
 			END { for (i = 1; i <= k; i++) {
-					if (!reads[i]) continue	# a move at the end of the run
+					if (!late[i]) continue	# a move at the end of the run
 					s = settled[i] ? sprintf("%.1f s", (settled[i] - mv[i]) / 1000) : "never"
 					printf "  move at %3ds: settled after %s; from 10 s on, %d of %d reads right\n",
 						mv[i] / 1000, s, good[i], n[i]
