@@ -72,9 +72,11 @@ HOST_OBJ    := $(patsubst %.c,$(OBJ)/%.o,$(filter-out host/wsr-host.c,$(wildcard
 UNIT_OBJ    := $(patsubst %.c,$(OBJ)/%.o,$(wildcard tests/unit/*.c))
 ALL_OBJ     := $(LIBWSR_OBJ) $(CLI_OBJ) $(HOST_OBJ) $(OBJ)/host/wsr-host.o $(UNIT_OBJ) \
 	$(OBJ)/tests/balloon/progs/kfunc_probe.o $(OBJ)/vmtests/progs/wsr-workload.o \
-	$(OBJ)/vmtests/progs/wsr-nothp.o $(OBJ)/vmtests/progs/wsr-pin-foe.o
+	$(OBJ)/vmtests/progs/wsr-nothp.o $(OBJ)/vmtests/progs/wsr-pin-foe.o \
+	$(OBJ)/vmtests/progs/wsr-compare-read.o
 
-GUEST_PROGS := $(GUEST)/wsr $(GUEST)/wsr-workload $(GUEST)/kfunc-probe $(GUEST)/wsr-pin-foe
+GUEST_PROGS := $(GUEST)/wsr $(GUEST)/wsr-workload $(GUEST)/kfunc-probe $(GUEST)/wsr-pin-foe \
+	$(GUEST)/wsr-compare-read
 GUEST_TESTS := $(wildcard tests/guest/*.sh)
 UNIT_TESTS  := $(patsubst tests/unit/%.c,$(BUILD)/unit/%,$(wildcard tests/unit/*.c))
 
@@ -82,7 +84,7 @@ UNIT_TESTS  := $(patsubst tests/unit/%.c,$(BUILD)/unit/%,$(wildcard tests/unit/*
 .DELETE_ON_ERROR:
 .SECONDARY:
 
-all: $(GUEST_PROGS) $(GUEST)/run-tests $(GUEST)/wsr.service $(GUEST)/wsr-demo $(GUEST)/wsr-bench $(GUEST)/wsr-tiers $(UNIT_TESTS) \
+all: $(GUEST_PROGS) $(GUEST)/run-tests $(GUEST)/wsr.service $(GUEST)/wsr-demo $(GUEST)/wsr-bench $(GUEST)/wsr-tiers $(GUEST)/wsr-compare $(UNIT_TESTS) \
 	$(BUILD)/wsr-host $(BUILD)/wsr-nothp $(GUEST)/asan/wsr
 
 setup:
@@ -178,6 +180,12 @@ $(GUEST)/kfunc-probe: $(OBJ)/tests/balloon/progs/kfunc_probe.o | $(GUEST)
 	$(Q)$(CC) $(CFLAGS) -static -o $@ $< $(LIBS)
 
 $(GUEST)/wsr-workload: $(OBJ)/vmtests/progs/wsr-workload.o | $(GUEST)
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(CFLAGS) -static -o $@ $<
+
+# DAMON and idle page tracking binned as wsr bins, for the comparison
+# bench and its test (vmtests/compare-guest.sh)
+$(GUEST)/wsr-compare-read: $(OBJ)/vmtests/progs/wsr-compare-read.o | $(GUEST)
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(CFLAGS) -static -o $@ $<
 

@@ -1,17 +1,21 @@
 #!/usr/bin/env bash
 # make bench: run the benchmarks in guests and print their figures: the
-# estimator's (vmtests/bench-guest.sh, vmtests/tiers-guest.sh), then the
+# estimator's (vmtests/bench-guest.sh, vmtests/tiers-guest.sh), wsr side by
+# side with DAMON and idle page tracking (vmtests/compare-guest.sh), then the
 # balloon transport's (vmtests/tiers-request-bench.sh, balloon-bench.sh), then
 # wsr-host balance's policies (vmtests/balance-bench.sh).
 set -eu
 . "$(dirname "$0")/lib.sh"
 # How long (BENCHMARKS.md has the arithmetic): the estimator's and the
 # transport's benchmarks about 50 min (the tiers ones 2 x 10 min each),
-# then the balance bench, which says its own
+# the comparison about 45 min (8 runs of 5 min, the workloads alone 1 min,
+# each run's start), then the balance bench, which says its own
 balance=$("$WSR_ROOT"/vmtests/balance-bench.sh --length)
-log "make bench takes about $((50 + balance)) min: about 50 min of estimator and transport benchmarks, then $balance min of the balance bench"
+log "make bench takes about $((95 + balance)) min: about 50 min of estimator and transport benchmarks, 45 min of wsr against DAMON and idle page tracking, then $balance min of the balance bench"
 "$WSR_ROOT"/vmtests/run --timeout 1800 -- wsr-bench
 "$WSR_ROOT"/vmtests/run --timeout 1800 -- wsr-tiers
+# wsr, DAMON (default and tuned) and page_idle, one per run: 8 x 5 min
+"$WSR_ROOT"/vmtests/run --timeout 3600 -- wsr-compare
 "$WSR_ROOT"/vmtests/tiers-request-bench.sh
 "$WSR_ROOT"/vmtests/balloon-bench.sh
 # wsr-host balance, host memory saved against none without free page

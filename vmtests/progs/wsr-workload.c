@@ -30,8 +30,8 @@
 
 struct opts {
 	long long hot_mib, cold_mib, node, period_ms, reaccess_ms, random_touches;
-	long long warm_mib, warm_period_ms, stats_s;
-	int file, read_only;
+	long long warm_mib, warm_period_ms, stats_s, move_s;
+	int file, read_only, tlb_flush;
 	const char *path, *cgroup, *ready;
 };
 
@@ -45,9 +45,14 @@ static void usage(void)
 	       "         [--file PATH] [--period-ms MS] [--cgroup DIR] [--ready FILE]\n"
 	       "         [--reaccess-after-ms MS] [--random-touches N]\n"
 	       "         [--warm MIB --warm-period-ms MS] [--stats-s S] [--read]\n"
+	       "         [--move-s S] [--tlb-flush]\n"
 	       "Touches HOT+COLD MiB once, then only HOT MiB every MS ms (default 100).\n"
 	       "--warm adds MIB between hot and cold, touched every --warm-period-ms.\n"
 	       "--read: the hot passes read each page instead of writing it.\n"
+	       "--move-s: every S s the hot set moves on to the next HOT MiB of cold\n"
+	       "(wrapping round to the first), printing \"moved SLOT T_MS\", T_MS since ready.\n"
+	       "--tlb-flush: each hot pass first drops the hot set's TLB entries\n"
+	       "(mprotect read-only and back), so that it sets their accessed bits.\n"
 	       "--stats-s prints \"touches_per_s R late N\" every S s: pages touched per\n"
 	       "second of hot-pass time, and passes that overran the period.\n"
 	       "--type file maps PATH (default /tmp/wsr-workload.<pid>) MAP_SHARED.\n"
@@ -110,6 +115,8 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		{ "warm-period-ms", required_argument, NULL, 'P' },
 		{ "stats-s", required_argument, NULL, 's' },
 		{ "read", no_argument, NULL, 'x' },
+		{ "move-s", required_argument, NULL, 'M' },
+		{ "tlb-flush", no_argument, NULL, 'F' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -147,6 +154,12 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		case 'x':
 			o->read_only = 1;
 			break;
+		case 'M':
+			o->move_s = parse_num("move-s", optarg, 86400);
+			break;
+		case 'F':
+			o->tlb_flush = 1;
+			break;
 		case 'f':
 			o->path = optarg;
 			break;
@@ -180,6 +193,10 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		fail(2, "--stats-s must be at least 1");
 	if ((o->warm_mib > 0) != (o->warm_period_ms > 0))
 		fail(2, "--warm and --warm-period-ms go together, both above 0");
+	if (!o->move_s)
+		fail(2, "--move-s must be at least 1");
+	if (o->move_s != UNSET && (!o->hot_mib || o->cold_mib < o->hot_mib))
+		fail(2, "--move-s needs a cold tier at least as large as a hot one above 0");
 	if (o->path && !o->file)
 		fail(2, "--file needs --type file");
 	if (o->ready && strlen(o->ready) > PATH_MAX - 32)
@@ -345,9 +362,12 @@ int main(int argc, char **argv)
 {
 	struct opts o = { .hot_mib = UNSET, .cold_mib = UNSET, .node = UNSET,
 			  .period_ms = 100, .reaccess_ms = UNSET, .random_touches = UNSET,
-			  .warm_mib = 0, .warm_period_ms = 0, .stats_s = UNSET };
+			  .warm_mib = 0, .warm_period_ms = 0, .stats_s = UNSET,
+			  .move_s = UNSET };
 	struct sigaction sa = { .sa_handler = on_signal };
 	unsigned long long period, next, reaccess_at = ULLONG_MAX, warm_next = ULLONG_MAX;
+	unsigned long long ready_ns, move_next = ULLONG_MAX;
+	size_t hot_off = 0, slot = 0;
 	struct pass_stats st = { .next = ULLONG_MAX };
 	size_t hot, warm, len;
 	int fd = -1;
@@ -385,7 +405,10 @@ int main(int argc, char **argv)
 	}
 
 	period = o.period_ms * NSEC_PER_MS;
-	next = now_ns() + period;
+	ready_ns = now_ns();
+	next = ready_ns + period;
+	if (o.move_s != UNSET)
+		move_next = ready_ns + o.move_s * 1000 * NSEC_PER_MS;
 	if (o.reaccess_ms != UNSET)
 		reaccess_at = now_ns() + o.reaccess_ms * NSEC_PER_MS;
 	if (warm)
@@ -395,7 +418,20 @@ int main(int argc, char **argv)
 	for (;;) {
 		unsigned long long wake = next < reaccess_at ? next : reaccess_at;
 
+		wake = wake < move_next ? wake : move_next;
 		sleep_until(wake < warm_next ? wake : warm_next);
+		/*
+		 * Slot 0 is the first HOT MiB, slot k the k-th HOT MiB of
+		 * cold: the cold tier's pages, touched once at the start,
+		 * become hot, and the last hot set goes idle from now.
+		 */
+		if (now_ns() >= move_next) {
+			slot = (slot + 1) % (1 + (len - hot - warm) / hot);
+			hot_off = slot ? hot + warm + (slot - 1) * hot : 0;
+			printf("moved %zu %llu\n", slot, (now_ns() - ready_ns) / NSEC_PER_MS);
+			fflush(stdout);
+			move_next += o.move_s * 1000 * NSEC_PER_MS;
+		}
 		if (now_ns() >= warm_next) {
 			touch(base + hot, warm);
 			warm_next += o.warm_period_ms * NSEC_PER_MS;
@@ -408,10 +444,21 @@ int main(int argc, char **argv)
 		if (now_ns() >= next) {
 			unsigned long long t0 = now_ns();
 
+			/*
+			 * A CPU sets a PTE's accessed bit when it fills its TLB
+			 * from it, and QEMU's TCG keeps translations until a CR3
+			 * write: without a flush, a hot page whose bit DAMON or
+			 * page_idle cleared (no flush either) stays old.
+			 * mprotect flushes the range, as a real TLB's evictions
+			 * and context switches would.
+			 */
+			if (o.tlb_flush && (mprotect(base + hot_off, hot, PROT_READ) ||
+					    mprotect(base + hot_off, hot, PROT_READ | PROT_WRITE)))
+				fail(1, "mprotect of the hot set");
 			if (o.read_only)
-				read_pages(base, hot);
+				read_pages(base + hot_off, hot);
 			else
-				touch(base, hot);
+				touch(base + hot_off, hot);
 			st.pages += hot / PAGE_STEP;
 			st.busy_ns += now_ns() - t0;
 			next += period;
