@@ -15,9 +15,10 @@
 #   WSR_LIBVIRT_TESTS="pattern ..."  only the matching libvirt tests
 #                            (vmtests/libvirt-test.sh --list names them)
 #   WSR_SKIP_SELFTEST=1      skip the harness's own tests (for quick runs)
-#   WSR_CHECK_LANES=1        the guest sections one after the other, not
-#                            in two lanes at once (the default, 2: below,
-#                            "lanes"); about 30 minutes, not 21
+#   WSR_CHECK_LANES=2        the guest sections in two lanes at once, not
+#                            one after the other (below: "lanes"): about
+#                            21 minutes, not 30, but races the tests look
+#                            for (lost knob updates) hide there
 # A pattern that matches no test that ran fails the run; "none" runs
 # nothing in that section on purpose.  tests/inventory lists every test:
 # one that ran unlisted, or a listed one the patterns select that did not
@@ -91,7 +92,7 @@ STOCK_BALLOON_TESTS="
 # Left out on the stock kernel by default (see run_guest_suite stock below)
 STOCK_SKIP="estimator_reports_walk_* estimator_reports_cover_* estimator_global_*
 	estimator_eight_watchers_* estimator_reports_follow_*"
-lanes=${WSR_CHECK_LANES:-2}
+lanes=${WSR_CHECK_LANES:-1}
 case "$lanes" in 1|2) ;; *) die "WSR_CHECK_LANES is 1 or 2, not '$lanes'" ;; esac
 results=$BUILD/results
 rm -rf "$results"
@@ -303,9 +304,12 @@ matches() {
 	return 1
 }
 
-# By default the guest sections run in two lanes at once, a guest each
-# on the two cores, each guest's vCPUs on one host thread
-# (WSR_TCG_THREAD=single); with WSR_CHECK_LANES=1, one after the other.  Lane A
+# With WSR_CHECK_LANES=2, the guest sections run in two lanes at once, a
+# guest each on the two cores, each guest's vCPUs on one host thread
+# (WSR_TCG_THREAD=single); by default, one after the other.  Not the
+# default: with both vCPUs on one thread, the knobs test no longer finds
+# the lost updates of a "wsr set" without the folder's lock (it does at
+# its second kill with a thread per vCPU; docs/testing.md).  Lane A
 # has the tests that time the host or the guest (balance's decisions
 # within 150 ms, deflation within 2 s, the estimator's bins on our kernel
 # and Debian's) at the normal priority.  Lane B runs at nice 10 (about a
