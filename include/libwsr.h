@@ -255,6 +255,17 @@ int wsr_lock_dir(int fd, const char *path, unsigned int timeout_ms, struct wsr_e
  */
 int wsr_lock_pin_dir(const char *path, unsigned int timeout_ms, struct wsr_err *err);
 
+/*
+ * wsr_lock_pin_dir(), but the lock shared: for readers of what is only
+ * written under the exclusive lock, the knobs (wsr_set_knob()), that
+ * must not see a write half done.  A lookup in a BPF hash map copies its
+ * value after finding it, from an element that an update of another key
+ * may reuse meanwhile (the map's per-CPU spare): a "wsr get" of node 0
+ * read node 1's knobs once while a set wrote both (the knobs test, its
+ * 486th kill).
+ */
+int wsr_share_pin_dir(const char *path, unsigned int timeout_ms, struct wsr_err *err);
+
 /* ---- pins (lib/pins.c) ------------------------------------------------- */
 
 /*

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 #include "cli.h"
 
 static const struct option get_opts[] = {
@@ -129,7 +130,7 @@ static int do_get(int argc, char **argv)
 	struct wsr_err err;
 	struct wsr_memcg m;
 	struct wsr_pins p;
-	int knob = -1, node, ret = 0;
+	int knob = -1, node, ret = 0, dir;
 	char id[16];
 	__u32 n;
 
@@ -144,6 +145,13 @@ static int do_get(int argc, char **argv)
 	}
 	if (wsr_memcg_resolve(&sys, memcg, &m, &err) || wsr_pins_open(&p, pin_dir, &sys, &err)) {
 		err_msg("%s", err.msg);
+		return 1;
+	}
+	/* no set's write seen half done (wsr_share_pin_dir()) */
+	dir = wsr_share_pin_dir(p.dir, WSR_LOCK_TIMEOUT_MS, &err);
+	if (dir < 0) {
+		err_msg("%s", err.msg);
+		wsr_pins_close(&p);
 		return 1;
 	}
 	/* --json: {"<node>":"<value as the seed prints it>",...} */
@@ -163,6 +171,7 @@ static int do_get(int argc, char **argv)
 		wsr_print_knob(stdout, &cfg, knob);
 		first = false;
 	}
+	close(dir);
 	if (!json)
 		putchar('\n');
 	else if (ret)

@@ -56,12 +56,14 @@ int wsr_check_pin_dir(const char *path, struct wsr_err *err)
 	return 0;
 }
 
-int wsr_lock_dir(int fd, const char *path, unsigned int timeout_ms, struct wsr_err *err)
+/* flock(@op) of the folder @fd, as wsr_lock_dir() says */
+static int lock_dir(int fd, const char *path, int op, unsigned int timeout_ms,
+		    struct wsr_err *err)
 {
 	const struct timespec tick = { 0, 10 * 1000 * 1000 };
 	unsigned int waited = 0;
 
-	while (flock(fd, LOCK_EX | LOCK_NB)) {
+	while (flock(fd, op | LOCK_NB)) {
 		if (errno == EINTR)
 			continue;
 		if (errno != EWOULDBLOCK) {
@@ -83,7 +85,12 @@ int wsr_lock_dir(int fd, const char *path, unsigned int timeout_ms, struct wsr_e
 	return 0;
 }
 
-int wsr_lock_pin_dir(const char *path, unsigned int timeout_ms, struct wsr_err *err)
+int wsr_lock_dir(int fd, const char *path, unsigned int timeout_ms, struct wsr_err *err)
+{
+	return lock_dir(fd, path, LOCK_EX, timeout_ms, err);
+}
+
+static int lock_pin_dir(const char *path, int op, unsigned int timeout_ms, struct wsr_err *err)
 {
 	int fd = open(path, O_RDONLY | O_DIRECTORY), ret;
 
@@ -92,10 +99,20 @@ int wsr_lock_pin_dir(const char *path, unsigned int timeout_ms, struct wsr_err *
 		snprintf(err->msg, sizeof(err->msg), "cannot open %s: %s", path, strerror(-ret));
 		return ret;
 	}
-	ret = wsr_lock_dir(fd, path, timeout_ms, err);
+	ret = lock_dir(fd, path, op, timeout_ms, err);
 	if (ret) {
 		close(fd);
 		return ret;
 	}
 	return fd;
+}
+
+int wsr_lock_pin_dir(const char *path, unsigned int timeout_ms, struct wsr_err *err)
+{
+	return lock_pin_dir(path, LOCK_EX, timeout_ms, err);
+}
+
+int wsr_share_pin_dir(const char *path, unsigned int timeout_ms, struct wsr_err *err)
+{
+	return lock_pin_dir(path, LOCK_SH, timeout_ms, err);
 }

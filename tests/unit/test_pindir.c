@@ -226,7 +226,40 @@ static const char *lock_held_by_another_times_out(void)
 	return NULL;
 }
 
+/*
+ * Readers of the knobs share the lock, writers take it whole: a reader
+ * waits out a writer (wsr get never sees a set half done), readers do not
+ * wait on each other, and a writer waits out a reader.  flock() locks
+ * belong to an open file, so one process can hold both ends.
+ */
+static const char *readers_share_the_lock_writers_exclude(void)
+{
+	struct wsr_err err = { "" };
+	int held, fd;
+	const char *p;
+
+	ASSERT_OK_PTR(p = make_dir("shared", 0700), "mkdir: %s", strerror(errno));
+	held = open(p, O_RDONLY | O_DIRECTORY);
+	ASSERT_GE(held, 0, "open %s", p);
+	ASSERT_OK(flock(held, LOCK_EX), "flock");
+	fd = wsr_share_pin_dir(p, 100, &err);
+	ASSERT_EQ(fd, -ETIMEDOUT, "a reader while a writer holds the lock");
+	ASSERT_HAS_SUBSTR(err.msg, "held its lock", "the message");
+	ASSERT_OK(flock(held, LOCK_SH), "flock");
+	fd = wsr_share_pin_dir(p, 100, &err);
+	ASSERT_GE(fd, 0, "a reader beside another: %s", err.msg);
+	close(fd);
+	fd = wsr_lock_pin_dir(p, 100, &err);
+	ASSERT_EQ(fd, -ETIMEDOUT, "a writer while a reader holds the lock");
+	close(held);
+	fd = wsr_lock_pin_dir(p, 100, &err);
+	ASSERT_GE(fd, 0, "a writer, the reader gone: %s", err.msg);
+	close(fd);
+	return NULL;
+}
+
 static const struct unit_test tests[] = {
+	{ "readers_share_the_lock_writers_exclude", readers_share_the_lock_writers_exclude },
 	{ "root_owned_private_dir_passes", root_owned_private_dir_passes },
 	{ "group_or_other_access_fails", group_or_other_access_fails },
 	{ "lock_held_by_another_times_out", lock_held_by_another_times_out },
