@@ -148,6 +148,16 @@ kernel_dir() {
 	esac
 }
 
+# panic_report LOG: the 60 lines of a console LOG from its first sign of
+# kernel trouble (an RCU stall, a BUG, an oops, a warning, the panic),
+# which name the stuck or failing CPU's stack: CI keeps what a run
+# prints, never its console logs
+panic_report() {
+	tr -d '\r' <"$1" | awk '
+		/rcu: INFO|detected stalls|BUG:|Oops|general protection|WARNING:|blocked for more than|Kernel panic/ { on = 1 }
+		on && n < 60 { print; n++ }'
+}
+
 # sanitizer_report LOG: print each report in a debug kernel's console LOG
 # after vmtests/init.sh's start marker, with the 20 lines that follow it;
 # fails if there is none
