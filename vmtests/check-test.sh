@@ -28,7 +28,8 @@ stub() {
 # tree DIR: a stub repository in DIR with its tests/inventory.  Runners
 # take the environment: STUB_ABORT=RUNNER makes that runner print one
 # verdict and exit 3, STUB_EMPTY_LIST=1 empties balloon-test.sh --list,
-# STUB_EXPOSITION=empty prints the markers around nothing.
+# STUB_EXPOSITION=empty prints the markers around nothing, STUB_PANIC=1
+# makes every guest panic before its first test, as vmtests/run says.
 tree() {
 	local d=$1 f
 	mkdir -p "$d/vmtests" "$d/tests/unit" "$d/tests/guest" "$d/tests/balloon" "$d/build/unit"
@@ -65,6 +66,13 @@ done'
 	# shellcheck disable=SC2016 # the stub's own expansions
 	stub "$d/vmtests/run" 'while [ "$1" != -- ]; do [ "$1" != --log ] || log=$2; shift; done
 shift 2
+if [ -n "${STUB_PANIC:-}" ]; then
+	echo "wsr-init: up" >"$log"
+	printf "%s\n" "wsr: kernel panic in the guest (console log: $log):" \
+		"rcu: INFO: rcu_sched detected stalls on CPUs/tasks:" "RIP: 0010:stuck_here+0x1/0x2" \
+		"Kernel panic - not syncing: RCU Stall" >&2
+	exit 125
+fi
 dir=$(dirname "$0")/../tests/guest
 {
 	for f in "$dir"/test_*.sh; do
@@ -86,14 +94,14 @@ dir=$(dirname "$0")/../tests/guest
 		: >"$d/tests/unit/test_$f.c"
 		stub "$d/build/unit/test_$f" "echo PASS ${f}_one"
 	done
-	for f in estimator_a estimator_survives_daemon_sigkill metrics_shown; do
+	for f in estimator_a estimator_survives_daemon_sigkill metrics_shown lane_b_only; do
 		: >"$d/tests/guest/test_$f.sh"
 	done
 	# check.sh's lists by name: a debug-only balloon test, one on the stock
 	# kernel too, a metrics test
 	sed -i 's/^DEBUG_ONLY="/&balloon_works_on_debug_only /; s/^DEBUG_TESTS="/&balloon_works_on_debug_only /
 		s/^STOCK_BALLOON_TESTS="/&balloon_works /
-		s/metrics_equal_show_/metrics_shown/' "$d/vmtests/check.sh"
+		s/metrics_equal_show_/metrics_shown/; s/^OURS_LANE_B="/&lane_b_only /' "$d/vmtests/check.sh"
 	sed -i 's|^promtool_of=.*|promtool_of=guest-ours/metrics_shown|' "$d/vmtests/inventory.sh"
 	cat >"$d/tests/inventory" <<-EOF
 	# the stub tree's tests
@@ -110,6 +118,7 @@ dir=$(dirname "$0")/../tests/guest
 	guest-debug/no-sanitizer-reports
 	guest-ours/estimator_a
 	guest-ours/estimator_survives_daemon_sigkill
+	guest-ours/lane_b_only
 	guest-ours/metrics_exposition_passes_promtool
 	guest-ours/metrics_shown
 	guest-stock/estimator_a
@@ -166,8 +175,14 @@ lane() {
 	running=$((running + 1))
 }
 
-change="" lane check a_clean_run_of_every_listed_test_passes 0 '^30 passed, 0 failed$'
-change="" lane check two_lanes_run_every_listed_test_too 0 '^30 passed, 0 failed$' -- WSR_CHECK_LANES=2
+change="" lane check a_clean_run_of_every_listed_test_passes 0 '^31 passed, 0 failed$' \
+	'^PASS guest-ours/lane_b_only$'
+change="" lane check one_lane_runs_every_listed_test_too 0 '^31 passed, 0 failed$' \
+	'^PASS guest-ours/lane_b_only$' -- WSR_CHECK_LANES=1
+change="" lane check a_guest_panic_fails_the_run_and_shows_its_stack 1 \
+	'^FAIL guest-ours/suite-completed: wsr: kernel panic in the guest' \
+	'^    \| RIP: 0010:stuck_here' '^FAIL guest-ours/estimator_a: listed in tests/inventory, but did not run$' \
+	-- STUB_PANIC=1
 change="" lane check a_lane_count_other_than_1_or_2_is_refused 1 "WSR_CHECK_LANES is 1 or 2, not '3'" -- \
 	WSR_CHECK_LANES=3
 change='sed -i "/^lane_b() {/a exit 9" vmtests/check.sh' lane check a_lane_b_that_stops_fails_the_run 1 \
@@ -199,7 +214,7 @@ change="" lane check an_empty_metrics_exposition_fails_the_run 1 \
 change='rm build/unit/test_b' lane check a_unit_test_not_built_fails_the_run 1 \
 	'^FAIL unit/test_b/runner: not built' '^FAIL unit/test_b/b_one: listed in tests/inventory, but did not run$'
 change='cp build/unit/test_b build/unit/test_gone' lane check a_stale_unit_binary_does_not_run 0 \
-	'^30 passed, 0 failed$'
+	'^31 passed, 0 failed$'
 change='sed -i "/^#/!d" tests/inventory' lane check an_empty_inventory_fails_the_run 1 \
 	'^FAIL inventory/list: .* lists no test$'
 change='sed -i "/^set -u/a exit 7" vmtests/inventory.sh' lane check an_inventory_check_that_stops_fails_the_run 1 \

@@ -15,10 +15,9 @@
 #   WSR_LIBVIRT_TESTS="pattern ..."  only the matching libvirt tests
 #                            (vmtests/libvirt-test.sh --list names them)
 #   WSR_SKIP_SELFTEST=1      skip the harness's own tests (for quick runs)
-#   WSR_CHECK_LANES=2        the guest sections in two lanes at once, not
-#                            one after the other (below: "lanes"): about
-#                            21 minutes, not 30, but races the tests look
-#                            for (lost knob updates) hide there
+#   WSR_CHECK_LANES=1        the guest sections one after the other, not
+#                            in two lanes at once (below: "lanes"): about
+#                            30 minutes, not 18
 # A pattern that matches no test that ran fails the run; "none" runs
 # nothing in that section on purpose.  tests/inventory lists every test:
 # one that ran unlisted, or a listed one the patterns select that did not
@@ -92,7 +91,12 @@ STOCK_BALLOON_TESTS="
 # Left out on the stock kernel by default (see run_guest_suite stock below)
 STOCK_SKIP="estimator_reports_walk_* estimator_reports_cover_* estimator_global_*
 	estimator_eight_watchers_* estimator_reports_follow_*"
-lanes=${WSR_CHECK_LANES:-1}
+# The guest tests on our kernel that run in lane B (below), in a guest of
+# their own: they neither time the guest nor look for races between its
+# CPUs (the arguments fuzzed under ASan, 80 s; the pins of an older
+# layout; the daemon with the unit's capabilities alone)
+OURS_LANE_B="wsr_args_fuzz_* pins_of_an_older_layout_* daemon_runs_with_wsr_service_*"
+lanes=${WSR_CHECK_LANES:-2}
 case "$lanes" in 1|2) ;; *) die "WSR_CHECK_LANES is 1 or 2, not '$lanes'" ;; esac
 results=$BUILD/results
 rm -rf "$results"
@@ -190,38 +194,49 @@ run_unit_tests() {
 	done
 }
 
-# run_guest_suite LABEL KERNEL PATTERNS: one guest runs the matching tests
+# run_guest_suite LABEL[/PART] KERNEL PATTERNS: one guest runs the
+# matching tests, recorded as guest-LABEL/NAME; a PART (one suite split
+# between the lanes) names its own console log and outputs
 run_guest_suite() {
-	local label=$1 kernel=$2 log=$results/console-$1.log rc opts=()
+	local name=$1 label=${1%%/*} file=${1//\//-} kernel=$2 rc opts=()
+	local log=$results/console-$file.log
 	shift 2
-	section "guest tests ($label kernel): console log $log"
+	section "guest tests ($name, $kernel kernel): console log $log"
 	# 512 MiB on the debug kernel: its tests need little, and kmemleak's
 	# scans after them take time in proportion to memory
 	[ "$kernel" != debug ] || opts=(--node-mem 256)
 	WSR_KVM=${WSR_KVM:-0} "$WSR_ROOT"/vmtests/run --kernel "$kernel" --quiet "${opts[@]}" \
-		--log "$log" --timeout "${WSR_SUITE_TIMEOUT:-2400}" -- run-tests "$@" 2>"$results/run-$label.err"
+		--log "$log" --timeout "${WSR_SUITE_TIMEOUT:-2400}" -- run-tests "$@" 2>"$results/run-$file.err"
 	rc=$?
 	grep -a '^    | ' "$log" | tr -d '\r'
 	grep -a '^wsr-test: \(PASS\|FAIL\|TIME\)' "$log" | tr -d '\r' | sed 's/^wsr-test: //' |
 		record_lines "guest-$label"
 	if ! grep -aq '^wsr-test: \(PASS\|FAIL\)' "$log"; then
-		record_meta "guest-$label/runner" "no test ran (patterns: $*)"
+		record_meta "guest-$file/runner" "no test ran (patterns: $*)"
 	fi
 	if [ "$kernel" = debug ]; then
 		# vmtests/run's verdict on the sanitizers' reports
 		if [ "$rc" = 123 ]; then
 			record "guest-$label/no-sanitizer-reports" FAIL \
-				"$(grep -a -A1 '^wsr: sanitizer report' "$results/run-$label.err" | tail -n 1)"
+				"$(grep -a -A1 '^wsr: sanitizer report' "$results/run-$file.err" | tail -n 1)"
 			return
 		fi
 		record "guest-$label/no-sanitizer-reports" PASS
 	fi
 	if ! grep -aq '^wsr-test: guest summary' "$log"; then
-		# the guest died before the suite finished: say how
-		record_meta "guest-$label/suite-completed" "$(tail -n 1 "$results/run-$label.err")"
+		# the guest died before the suite finished: say how, and show
+		# the console's stack after a panic (CI keeps no console log)
+		record_meta "guest-$file/suite-completed" "$(run_verdict "$results/run-$file.err")"
+		sed -n '/^wsr: kernel panic/,$p' "$results/run-$file.err" | tail -n +2 | sed 's/^/    | /'
 	elif [ "$rc" != 0 ] && ! grep -aq '^wsr-test: FAIL' "$log"; then
-		record_meta "guest-$label/suite-completed" "status $rc: $(tail -n 1 "$results/run-$label.err")"
+		record_meta "guest-$file/suite-completed" "status $rc: $(run_verdict "$results/run-$file.err")"
 	fi
+}
+
+# run_verdict ERR: what vmtests/run said of a guest run, its last "wsr:"
+# line (a panic's report follows it), else ERR's last line
+run_verdict() {
+	grep -a '^wsr: ' "$1" | tail -n 1 | grep . || tail -n 1 "$1"
 }
 
 # check_exposition LABEL: promtool check metrics on the exposition that
@@ -295,6 +310,21 @@ balloon_tests() {
 	done
 }
 
+# guest_tests PATTERNS ALSO SKIP: the guest tests (tests/guest/test_NAME.sh)
+# whose NAME matches one of PATTERNS and one of ALSO, and none of SKIP
+# (each a list of shell patterns; SKIP may be empty)
+guest_tests() {
+	local -
+	local t tests=("$WSR_ROOT"/tests/guest/test_*.sh)
+	set -f
+	for t in "${tests[@]}"; do
+		t=${t##*/test_}
+		t=${t%.sh}
+		# shellcheck disable=SC2086 # pattern lists, split on purpose
+		matches "$t" $1 && matches "$t" $2 && ! matches "$t" $3 && echo "$t"
+	done
+}
+
 # matches NAME PATTERN...: NAME matches one of the shell PATTERNs
 matches() {
 	local n=$1 p
@@ -304,35 +334,40 @@ matches() {
 	return 1
 }
 
-# With WSR_CHECK_LANES=2, the guest sections run in two lanes at once, a
-# guest each on the two cores, each guest's vCPUs on one host thread
-# (WSR_TCG_THREAD=single); by default, one after the other.  Not the
-# default: with both vCPUs on one thread, the knobs test no longer finds
-# the lost updates of a "wsr set" without the folder's lock (it does at
-# its second kill with a thread per vCPU; docs/testing.md).  Lane A
-# has the tests that time the host or the guest (balance's decisions
-# within 150 ms, deflation within 2 s, the estimator's bins on our kernel
-# and Debian's) at the normal priority.  Lane B runs at nice 10 (about a
-# tenth of lane A's share of a busy core): every test on the debug kernel
+# By default the guest sections run in two lanes at once, one on each
+# core (WSR_CHECK_LANES=1: one after the other).  Lane A has the tests
+# that time the host or the guest (balance's decisions within 150 ms,
+# deflation within 2 s, the estimator's bins on our kernel and Debian's)
+# and those that look for races between the guest's two CPUs (the knobs
+# test's lost updates, the balloon's unbind and attach races), at the
+# normal priority, each guest with a host thread per vCPU.  Lane B runs
+# at nice 10 (about a tenth of lane A's share of a busy core), each guest
+# on one host thread (WSR_TCG_THREAD=single), where a vCPU that spins on
+# the other's lock gives way at once: every test on the debug kernel
 # (built to be slow: its tests already allow for a kernel three times
-# slower), the balloon tests on Debian's kernel (the same tests as on the
-# debug kernel, or tests with no deadline), the harness's own tests (its
-# guests under timeouts of 6 s or more, for a hung guest), lint, the
-# qtest and make check's own bookkeeping: no guest.  Side by side
-# (2026-12-06), lane A's took 19.4 minutes, lane B's 17.5; one after
-# the other, 29.7 in all.
+# slower; the sanitizers see what a path does, with one CPU or two), the
+# balloon tests on Debian's kernel (the same tests as on the debug
+# kernel, or tests with no deadline), our kernel's tests that neither
+# time nor race (OURS_LANE_B), the harness's own tests (its guests under
+# timeouts of 6 s or more, for a hung guest), lint, the qtest and make
+# check's own bookkeeping: no guest.  With one thread per guest in both
+# lanes, the knobs test no longer found the lost updates of a "wsr set"
+# without the folder's lock, which it finds at its second kill with a
+# thread per vCPU (docs/testing.md).  2026-12-06: lane A 18.2 minutes,
+# lane B 15; one after the other, 29.7 in all.
 
 # lane_a: the tests that time things, at the normal priority
 lane_a() {
-	local ours_balloon stock_guest
+	local ours_balloon ours_guest stock_guest
 	ours_balloon=$(balloon_tests '*' "$DEBUG_ONLY")
 	if [ -n "$ours_balloon" ]; then
 		section "host balloon tests (working-set transport, patched kernel and QEMU)"
 		run_runner host-balloon env WSR_BALLOON_TESTS="$ours_balloon" "$WSR_ROOT"/vmtests/balloon-test.sh
 	fi
-	if [ "${WSR_TESTS:-}" != none ]; then
-		# shellcheck disable=SC2086
-		run_guest_suite ours ours ${WSR_TESTS:-'*'}
+	ours_guest=$(guest_tests "${WSR_TESTS:-*}" '*' "$OURS_LANE_B")
+	if [ -n "$ours_guest" ]; then
+		# shellcheck disable=SC2086 # one name a word
+		run_guest_suite ours ours $ours_guest
 		check_exposition ours
 	fi
 	section "the DKMS module for Debian's stock kernel"
@@ -347,40 +382,31 @@ lane_a() {
 	# of the report walk's size and reclaim triggers, which run on our kernel
 	# (the same BPF; the attach points are checked on stock by every test),
 	# to keep make check within its time budget
-	# shellcheck disable=SC2086
-	stock_guest=$(tests=("$WSR_ROOT"/tests/guest/test_*.sh)
-		set -f
-		for t in "${tests[@]}"; do
-			t=${t##*/test_}
-			t=${t%.sh}
-			matches "$t" ${WSR_STOCK_TESTS:-'estimator_*' 'guest_*' 'workload_*'} &&
-				{ [ -n "${WSR_STOCK_TESTS:-}" ] || ! matches "$t" $STOCK_SKIP; } && echo "$t"
-		done)
-	# shellcheck disable=SC2086
+	if [ -n "${WSR_STOCK_TESTS:-}" ]; then
+		stock_guest=$(guest_tests "$WSR_STOCK_TESTS" '*' '')
+	else
+		stock_guest=$(guest_tests "estimator_* guest_* workload_*" '*' "$STOCK_SKIP")
+	fi
+	# shellcheck disable=SC2086 # one name a word
 	[ -z "$stock_guest" ] || run_guest_suite stock stock $stock_guest
 }
 
 # lane_b: the tests that allow for a slow guest, and those with no guest
 lane_b() {
-	local debug_balloon debug_guest stock_balloon
+	local debug_balloon debug_guest ours_guest stock_balloon
 	debug_balloon=$(balloon_tests "${WSR_DEBUG_TESTS:-$DEBUG_TESTS}" "")
 	if [ -n "$debug_balloon" ]; then
 		section "host balloon tests on the debug kernel (sanitizers)"
 		run_runner host-balloon-debug env WSR_BALLOON_KERNEL=debug WSR_BALLOON_TESTS="$debug_balloon" \
 			"$WSR_ROOT"/vmtests/balloon-test.sh
 	fi
-	# the guest tests (tests/guest/test_NAME.sh) that match the debug patterns
-	debug_guest=$(tests=("$WSR_ROOT"/tests/guest/test_*.sh)
-		set -f
-		for t in "${tests[@]}"; do
-			t=${t##*/test_}
-			# shellcheck disable=SC2086
-			! matches "${t%.sh}" ${WSR_DEBUG_TESTS:-$DEBUG_TESTS} || echo "${t%.sh}"
-		done)
-	if [ -n "$debug_guest" ]; then
-		# shellcheck disable=SC2086
-		run_guest_suite debug debug $debug_guest
-	fi
+	debug_guest=$(guest_tests "${WSR_DEBUG_TESTS:-$DEBUG_TESTS}" '*' '')
+	# shellcheck disable=SC2086 # one name a word
+	[ -z "$debug_guest" ] || run_guest_suite debug debug $debug_guest
+	# our kernel's tests that neither time nor race (OURS_LANE_B)
+	ours_guest=$(guest_tests "$OURS_LANE_B" "${WSR_TESTS:-*}" '')
+	# shellcheck disable=SC2086 # one name a word
+	[ -z "$ours_guest" ] || run_guest_suite ours/lane-b ours $ours_guest
 	stock_balloon=$(balloon_tests "$STOCK_BALLOON_TESTS" "")
 	if [ -n "$stock_balloon" ]; then
 		section "host balloon tests on Debian's stock kernel with the DKMS module"
@@ -415,16 +441,18 @@ case "$lanes" in
 2)
 	# the section before the lanes ends here, not in each lane
 	section_end
-	# a host thread per guest, not one per vCPU: two guests then take a
-	# core each, where four vCPU threads on two cores spun on each
-	# other's locks (docs/testing.md)
-	export WSR_TCG_THREAD=${WSR_TCG_THREAD:-single}
 	lane_b_log=$results/lane-b.log
 	echo "== lane B starts beside the rest, at nice 10: the debug kernel's tests, the" \
-		"balloon tests on Debian's kernel, the harness's tests, lint, the qtest and" \
-		"check's bookkeeping; its output goes to $lane_b_log, shown when both lanes end"
+		"balloon tests on Debian's kernel, our kernel's tests that neither time nor race, the" \
+		"harness's tests, lint, the qtest and check's bookkeeping; its output goes to" \
+		"$lane_b_log, shown when both lanes end"
 	(
 		renice -n 10 -p "$BASHPID" >/dev/null
+		# lane B's guests on a host thread each, not one per vCPU: four
+		# vCPU threads on two cores spun on each other's locks
+		# (docs/testing.md).  Lane A's keep a thread per vCPU, so that
+		# its race tests have two CPUs at once
+		export WSR_TCG_THREAD=${WSR_TCG_THREAD:-single}
 		# shellcheck disable=SC2030 # this lane's own verdicts file, on purpose
 		all=$results/all-lane-b
 		: >"$all"
