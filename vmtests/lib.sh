@@ -148,14 +148,20 @@ kernel_dir() {
 	esac
 }
 
-# panic_report LOG: the 60 lines of a console LOG from its first sign of
-# kernel trouble (an RCU stall, a BUG, an oops, a warning, the panic),
+# panic_report LOG: 120 lines of a console LOG from its first sign of
+# what panicked it (an RCU stall, a BUG, an oops, else the panic itself;
+# not a warning, which a guest may print at boot and go on),
 # which name the stuck or failing CPU's stack: CI keeps what a run
-# prints, never its console logs
+# prints, never its console logs.  From that line's last copy: a panic
+# replays the whole kernel log (vmtests/run's panic_print), in which the
+# lines the loglevel kept from the console first time (each CPU's
+# backtrace) follow it
 panic_report() {
 	tr -d '\r' <"$1" | awk '
-		/rcu: INFO|detected stalls|BUG:|Oops|general protection|WARNING:|blocked for more than|Kernel panic/ { on = 1 }
-		on && n < 60 { print; n++ }'
+		{ line[NR] = $0 }
+		!first && /rcu: INFO|detected stalls|BUG:|Oops|general protection|Kernel panic/ { first = $0 }
+		first != "" && $0 == first { from = NR }
+		END { for (i = from; from && i < from + 120 && i <= NR; i++) print line[i] }'
 }
 
 # sanitizer_report LOG: print each report in a debug kernel's console LOG
