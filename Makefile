@@ -3,7 +3,7 @@
 # The targets ("make help" prints the lines that start with "## "):
 ## make demo        set up, build, boot a guest running a workload, show its working set (the main job)
 ## make check       set up, build, run every test: unit, lint, QMP, qtest, balloon, harness, guest (time: docs/testing.md)
-## make check-long  the long tests: 10,000 device fuzz cases, 20,000 hostile-driver ones, long_*.sh
+## make check-long  the long tests (about 55 min): 10,000 device fuzz cases, 20,000 hostile-driver ones, long_*.sh
 ## make bench       benchmarks: figures next to a baseline from the same run (BENCHMARKS.md)
 ## make lint        make check's lint step alone: shellcheck, checkpatch on both series, their self-tests
 ## make all         build wsr into $(BUILD)/ (the default; builds the patched kernel first, for its BTF)

@@ -94,14 +94,14 @@ dir=$(dirname "$0")/../tests/guest
 		: >"$d/tests/unit/test_$f.c"
 		stub "$d/build/unit/test_$f" "echo PASS ${f}_one"
 	done
-	for f in estimator_a estimator_survives_daemon_sigkill metrics_shown lane_b_only; do
+	for f in estimator_a estimator_survives_daemon_sigkill metrics_shown; do
 		: >"$d/tests/guest/test_$f.sh"
 	done
 	# check.sh's lists by name: a debug-only balloon test, one on the stock
 	# kernel too, a metrics test
 	sed -i 's/^DEBUG_ONLY="/&balloon_works_on_debug_only /; s/^DEBUG_TESTS="/&balloon_works_on_debug_only /
 		s/^STOCK_BALLOON_TESTS="/&balloon_works /
-		s/metrics_equal_show_/metrics_shown/; s/^OURS_LANE_B="/&lane_b_only /' "$d/vmtests/check.sh"
+		s/metrics_equal_show_/metrics_shown/' "$d/vmtests/check.sh"
 	sed -i 's|^promtool_of=.*|promtool_of=guest-ours/metrics_shown|' "$d/vmtests/inventory.sh"
 	cat >"$d/tests/inventory" <<-EOF
 	# the stub tree's tests
@@ -118,7 +118,6 @@ dir=$(dirname "$0")/../tests/guest
 	guest-debug/no-sanitizer-reports
 	guest-ours/estimator_a
 	guest-ours/estimator_survives_daemon_sigkill
-	guest-ours/lane_b_only
 	guest-ours/metrics_exposition_passes_promtool
 	guest-ours/metrics_shown
 	guest-stock/estimator_a
@@ -175,10 +174,8 @@ lane() {
 	running=$((running + 1))
 }
 
-change="" lane check a_clean_run_of_every_listed_test_passes 0 '^31 passed, 0 failed$' \
-	'^PASS guest-ours/lane_b_only$'
-change="" lane check one_lane_runs_every_listed_test_too 0 '^31 passed, 0 failed$' \
-	'^PASS guest-ours/lane_b_only$' -- WSR_CHECK_LANES=1
+change="" lane check a_clean_run_of_every_listed_test_passes 0 '^30 passed, 0 failed$'
+change="" lane check one_lane_runs_every_listed_test_too 0 '^30 passed, 0 failed$' -- WSR_CHECK_LANES=1
 change="" lane check a_guest_panic_fails_the_run_and_shows_its_stack 1 \
 	'^FAIL guest-ours/suite-completed: wsr: kernel panic in the guest' \
 	'^    \| RIP: 0010:stuck_here' '^FAIL guest-ours/estimator_a: listed in tests/inventory, but did not run$' \
@@ -214,7 +211,7 @@ change="" lane check an_empty_metrics_exposition_fails_the_run 1 \
 change='rm build/unit/test_b' lane check a_unit_test_not_built_fails_the_run 1 \
 	'^FAIL unit/test_b/runner: not built' '^FAIL unit/test_b/b_one: listed in tests/inventory, but did not run$'
 change='cp build/unit/test_b build/unit/test_gone' lane check a_stale_unit_binary_does_not_run 0 \
-	'^31 passed, 0 failed$'
+	'^30 passed, 0 failed$'
 change='sed -i "/^#/!d" tests/inventory' lane check an_empty_inventory_fails_the_run 1 \
 	'^FAIL inventory/list: .* lists no test$'
 change='sed -i "/^set -u/a exit 7" vmtests/inventory.sh' lane check an_inventory_check_that_stops_fails_the_run 1 \

@@ -91,11 +91,6 @@ STOCK_BALLOON_TESTS="
 # Left out on the stock kernel by default (see run_guest_suite stock below)
 STOCK_SKIP="estimator_reports_walk_* estimator_reports_cover_* estimator_global_*
 	estimator_eight_watchers_* estimator_reports_follow_*"
-# The guest tests on our kernel that run in lane B (below), in a guest of
-# their own: they neither time the guest nor look for races between its
-# CPUs (the arguments fuzzed under ASan, 80 s; the pins of an older
-# layout; the daemon with the unit's capabilities alone)
-OURS_LANE_B="wsr_args_fuzz_* pins_of_an_older_layout_* daemon_runs_with_wsr_service_*"
 lanes=${WSR_CHECK_LANES:-2}
 case "$lanes" in 1|2) ;; *) die "WSR_CHECK_LANES is 1 or 2, not '$lanes'" ;; esac
 results=$BUILD/results
@@ -194,31 +189,28 @@ run_unit_tests() {
 	done
 }
 
-# run_guest_suite LABEL[/PART] KERNEL PATTERNS: one guest runs the
-# matching tests, recorded as guest-LABEL/NAME; a PART (one suite split
-# between the lanes) names its own console log and outputs
+# run_guest_suite LABEL KERNEL PATTERNS: one guest runs the matching tests
 run_guest_suite() {
-	local name=$1 label=${1%%/*} file=${1//\//-} kernel=$2 rc opts=()
-	local log=$results/console-$file.log
+	local label=$1 kernel=$2 log=$results/console-$1.log rc opts=()
 	shift 2
-	section "guest tests ($name, $kernel kernel): console log $log"
+	section "guest tests ($label kernel): console log $log"
 	# 512 MiB on the debug kernel: its tests need little, and kmemleak's
 	# scans after them take time in proportion to memory
 	[ "$kernel" != debug ] || opts=(--node-mem 256)
 	WSR_KVM=${WSR_KVM:-0} "$WSR_ROOT"/vmtests/run --kernel "$kernel" --quiet "${opts[@]}" \
-		--log "$log" --timeout "${WSR_SUITE_TIMEOUT:-2400}" -- run-tests "$@" 2>"$results/run-$file.err"
+		--log "$log" --timeout "${WSR_SUITE_TIMEOUT:-2400}" -- run-tests "$@" 2>"$results/run-$label.err"
 	rc=$?
 	grep -a '^    | ' "$log" | tr -d '\r'
 	grep -a '^wsr-test: \(PASS\|FAIL\|TIME\)' "$log" | tr -d '\r' | sed 's/^wsr-test: //' |
 		record_lines "guest-$label"
 	if ! grep -aq '^wsr-test: \(PASS\|FAIL\)' "$log"; then
-		record_meta "guest-$file/runner" "no test ran (patterns: $*)"
+		record_meta "guest-$label/runner" "no test ran (patterns: $*)"
 	fi
 	if [ "$kernel" = debug ]; then
 		# vmtests/run's verdict on the sanitizers' reports
 		if [ "$rc" = 123 ]; then
 			record "guest-$label/no-sanitizer-reports" FAIL \
-				"$(grep -a -A1 '^wsr: sanitizer report' "$results/run-$file.err" | tail -n 1)"
+				"$(grep -a -A1 '^wsr: sanitizer report' "$results/run-$label.err" | tail -n 1)"
 			return
 		fi
 		record "guest-$label/no-sanitizer-reports" PASS
@@ -226,10 +218,10 @@ run_guest_suite() {
 	if ! grep -aq '^wsr-test: guest summary' "$log"; then
 		# the guest died before the suite finished: say how, and show
 		# the console's stack after a panic (CI keeps no console log)
-		record_meta "guest-$file/suite-completed" "$(run_verdict "$results/run-$file.err")"
-		sed -n '/^wsr: kernel panic/,$p' "$results/run-$file.err" | tail -n +2 | sed 's/^/    | /'
+		record_meta "guest-$label/suite-completed" "$(run_verdict "$results/run-$label.err")"
+		sed -n '/^wsr: kernel panic/,$p' "$results/run-$label.err" | tail -n +2 | sed 's/^/    | /'
 	elif [ "$rc" != 0 ] && ! grep -aq '^wsr-test: FAIL' "$log"; then
-		record_meta "guest-$file/suite-completed" "status $rc: $(run_verdict "$results/run-$file.err")"
+		record_meta "guest-$label/suite-completed" "status $rc: $(run_verdict "$results/run-$label.err")"
 	fi
 }
 
@@ -347,8 +339,7 @@ matches() {
 # (built to be slow: its tests already allow for a kernel three times
 # slower; the sanitizers see what a path does, with one CPU or two), the
 # balloon tests on Debian's kernel (the same tests as on the debug
-# kernel, or tests with no deadline), our kernel's tests that neither
-# time nor race (OURS_LANE_B), the harness's own tests (its guests under
+# kernel, or tests with no deadline), the harness's own tests (its guests under
 # timeouts of 6 s or more, for a hung guest), lint, the qtest and make
 # check's own bookkeeping: no guest.  With one thread per guest in both
 # lanes, the knobs test no longer found the lost updates of a "wsr set"
@@ -364,7 +355,7 @@ lane_a() {
 		section "host balloon tests (working-set transport, patched kernel and QEMU)"
 		run_runner host-balloon env WSR_BALLOON_TESTS="$ours_balloon" "$WSR_ROOT"/vmtests/balloon-test.sh
 	fi
-	ours_guest=$(guest_tests "${WSR_TESTS:-*}" '*' "$OURS_LANE_B")
+	ours_guest=$(guest_tests "${WSR_TESTS:-*}" '*' '')
 	if [ -n "$ours_guest" ]; then
 		# shellcheck disable=SC2086 # one name a word
 		run_guest_suite ours ours $ours_guest
@@ -393,7 +384,7 @@ lane_a() {
 
 # lane_b: the tests that allow for a slow guest, and those with no guest
 lane_b() {
-	local debug_balloon debug_guest ours_guest stock_balloon
+	local debug_balloon debug_guest stock_balloon
 	debug_balloon=$(balloon_tests "${WSR_DEBUG_TESTS:-$DEBUG_TESTS}" "")
 	if [ -n "$debug_balloon" ]; then
 		section "host balloon tests on the debug kernel (sanitizers)"
@@ -403,10 +394,6 @@ lane_b() {
 	debug_guest=$(guest_tests "${WSR_DEBUG_TESTS:-$DEBUG_TESTS}" '*' '')
 	# shellcheck disable=SC2086 # one name a word
 	[ -z "$debug_guest" ] || run_guest_suite debug debug $debug_guest
-	# our kernel's tests that neither time nor race (OURS_LANE_B)
-	ours_guest=$(guest_tests "$OURS_LANE_B" "${WSR_TESTS:-*}" '')
-	# shellcheck disable=SC2086 # one name a word
-	[ -z "$ours_guest" ] || run_guest_suite ours/lane-b ours $ours_guest
 	stock_balloon=$(balloon_tests "$STOCK_BALLOON_TESTS" "")
 	if [ -n "$stock_balloon" ]; then
 		section "host balloon tests on Debian's stock kernel with the DKMS module"
@@ -443,9 +430,8 @@ case "$lanes" in
 	section_end
 	lane_b_log=$results/lane-b.log
 	echo "== lane B starts beside the rest, at nice 10: the debug kernel's tests, the" \
-		"balloon tests on Debian's kernel, our kernel's tests that neither time nor race, the" \
-		"harness's tests, lint, the qtest and check's bookkeeping; its output goes to" \
-		"$lane_b_log, shown when both lanes end"
+		"balloon tests on Debian's kernel, the harness's tests, lint, the qtest and" \
+		"check's bookkeeping; its output goes to $lane_b_log, shown when both lanes end"
 	(
 		renice -n 10 -p "$BASHPID" >/dev/null
 		# lane B's guests on a host thread each, not one per vCPU: four
