@@ -108,29 +108,43 @@ extern const void vm_swappiness __ksym __weak;
 extern const void psi_system __ksym __weak;
 
 
-/*
- * Swap pages @memcg may still use, as mem_cgroup_get_nr_swap_pages() limits
- * them on the way up (without the global count): with fewer than
- * MIN_LRU_BATCH, MGLRU ages it without anon (can_swap 0).
- */
-static __noinline __s64 memcg_swap_room(struct mem_cgroup *memcg)
+/* memcg_swap_room()'s walk up, one level a bpf_loop() step */
+struct swap_room_walk {
+	__u64 css;		/* the level this step reads */
+	__s64 room;		/* the least swap left so far */
+};
+
+static long swap_room_step(__u32 i, struct swap_room_walk *w)
 {
-	struct cgroup_subsys_state *css = &memcg->css, *parent;
-	__s64 room = 0x7fffffffffffffffLL, r;
-	__u32 i;
+	struct cgroup_subsys_state *css = (void *)w->css, *parent;
+	struct mem_cgroup *m = css_memcg(css);
+	__s64 r;
 
-	for (i = 0; i < WSR_MAX_ANCESTORS; i++) {
-		struct mem_cgroup *m = css_memcg(css);
+	parent = BPF_CORE_READ(css, parent);
+	if (!parent)
+		return 1;
+	r = (__s64)BPF_CORE_READ(m, swap.max) - BPF_CORE_READ(m, swap.usage.counter);
+	if (r < w->room)
+		w->room = r;
+	w->css = (__u64)parent;
+	return 0;
+}
 
-		parent = BPF_CORE_READ(css, parent);
-		if (!parent)
-			break;
-		r = (__s64)BPF_CORE_READ(m, swap.max) - BPF_CORE_READ(m, swap.usage.counter);
-		if (r < room)
-			room = r;
-		css = parent;
-	}
-	return room < 0 ? 0 : room;
+/*
+ * Swap pages the memcg at @memcg_addr may still use, as
+ * mem_cgroup_get_nr_swap_pages() limits them on the way up (without the
+ * global count): with fewer than MIN_LRU_BATCH, MGLRU ages it without anon
+ * (can_swap 0).  Inline: a bpf_loop() step is a call frame of its own,
+ * and the balloon's answers come here eight frames deep, the verifier's
+ * limit.
+ */
+static __always_inline __s64 memcg_swap_room(__u64 memcg_addr)
+{
+	struct mem_cgroup *memcg = (struct mem_cgroup *)memcg_addr;
+	struct swap_room_walk w = { .css = (__u64)&memcg->css, .room = 0x7fffffffffffffffLL };
+
+	bpf_loop(WSR_MAX_ANCESTORS, swap_room_step, &w, 0);
+	return w.room < 0 ? 0 : w.room;
 }
 
 /*
@@ -155,7 +169,7 @@ __noinline int memcg_can_swap(__u64 memcg)
 		return 1;
 	if (swappiness <= 0 || free < WSR_MIN_LRU_BATCH)
 		return 0;
-	return memcg_swap_room((struct mem_cgroup *)memcg) >= WSR_MIN_LRU_BATCH;
+	return memcg_swap_room(memcg) >= WSR_MIN_LRU_BATCH;
 }
 
 /*

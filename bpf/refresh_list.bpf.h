@@ -21,10 +21,47 @@ struct {
 	__type(value, __u64);
 } refresh_walks SEC(".maps");
 
+/* memcg_protected()'s walk up, one level a bpf_loop() step */
+struct prot_walk {
+	__u64 css;		/* the level this step reads */
+	__u64 root_id;		/* the walk's root, where it stops */
+	__u64 emin;		/* the smallest memory.min on the way */
+	__u32 n;		/* levels read */
+	struct wsr_prot_level lv[WSR_PROT_LEVELS];	/* bottom-up from the last */
+};
+
+static long prot_step(__u32 i, struct prot_walk *w)
+{
+	struct cgroup_subsys_state *css = (void *)w->css, *parent;
+	struct mem_cgroup *m = css_memcg(css);
+	struct wsr_prot_level *lv;
+	__u64 min;
+	__u32 k;
+
+	parent = BPF_CORE_READ(css, parent);
+	if (!parent || css_cgroup_id(css) == w->root_id)
+		return 1;
+	min = BPF_CORE_READ(m, memory.min);
+	if (min < w->emin)
+		w->emin = min;
+	if (i < WSR_PROT_LEVELS) {
+		/* masked where the compiler cannot drop it: a bounded offset */
+		k = WSR_PROT_LEVELS - 1 - i;
+		barrier_var(k);
+		lv = &w->lv[k & (WSR_PROT_LEVELS - 1)];
+		lv->usage = BPF_CORE_READ(m, memory.usage.counter);
+		lv->min = min;
+		lv->children_min = BPF_CORE_READ(m, memory.children_min_usage.counter);
+	}
+	w->n = i + 1;
+	w->css = (__u64)parent;
+	return 0;
+}
+
 /*
- * Is @memcg below its memory.min as seen from a reclaim of @root_id (the
- * seed's mem_cgroup_calculate_protection(root, memcg), then
- * mem_cgroup_below_min())?  The kernel keeps the effective protection
+ * Is the memcg at @memcg_addr below its memory.min as seen from a reclaim
+ * of @root_id (the seed's mem_cgroup_calculate_protection(root, memcg),
+ * then mem_cgroup_below_min())?  The kernel keeps the effective protection
  * (memory.emin) only as the last reclaim computed it, top-down; this
  * computes it now, top-down too (wsr_below_min()), with cgroup2's
  * memory_recursiveprot and siblings that claim more than their parent has.
@@ -32,43 +69,34 @@ struct {
  * than WSR_PROT_LEVELS below the root, the protection is taken as the
  * smallest memory.min on the way up: right unless siblings overcommit or
  * memory_recursiveprot hands down what a parent's children leave.
+ *
+ * A global function, walking up in bpf_loop() steps: the verifier checks
+ * it once, and its callers once whatever it returns.  A static one with a
+ * loop cost 92,000 instructions of verification, most of the estimator's
+ * load time on a sanitizer kernel.
  */
-static __noinline int memcg_protected(struct mem_cgroup *memcg, __u64 root_id)
+__noinline int memcg_protected(__u64 memcg_addr, __u64 root_id)
 {
-	struct cgroup_subsys_state *css = &memcg->css, *parent;
-	struct wsr_prot_level lv[WSR_PROT_LEVELS];
-	__u64 usage = BPF_CORE_READ(memcg, memory.usage.counter), emin = ~0ULL, min;
-	__u32 i, n, k;
+	struct mem_cgroup *memcg = (struct mem_cgroup *)memcg_addr;
+	struct prot_walk w = { .css = (__u64)&memcg->css, .root_id = root_id, .emin = ~0ULL };
+	__u64 usage = BPF_CORE_READ(memcg, memory.usage.counter);
 	int recursive;
 
-	/* read below at an offset the verifier knows only by its bounds */
-	__builtin_memset(lv, 0, sizeof(lv));
-	/* the levels, bottom-up into lv[WSR_PROT_LEVELS - 1 - i] */
-	for (i = 0; i < WSR_MAX_ANCESTORS; i++) {
-		struct mem_cgroup *m = css_memcg(css);
-
-		parent = BPF_CORE_READ(css, parent);
-		if (!parent || css_cgroup_id(css) == root_id)
-			break;
-		min = BPF_CORE_READ(m, memory.min);
-		if (min < emin)
-			emin = min;
-		if (i < WSR_PROT_LEVELS) {
-			k = WSR_PROT_LEVELS - 1 - i;
-			lv[k].usage = BPF_CORE_READ(m, memory.usage.counter);
-			lv[k].min = min;
-			lv[k].children_min = BPF_CORE_READ(m, memory.children_min_usage.counter);
-		}
-		css = parent;
-	}
-	if (i == 0)
+	bpf_loop(WSR_MAX_ANCESTORS, prot_step, &w, 0);
+	if (w.n == 0)
 		return 0;
-	if (i > WSR_PROT_LEVELS)
-		return emin && usage <= emin;
-	n = i;
+	if (w.n > WSR_PROT_LEVELS)
+		return w.emin && usage <= w.emin;
 	recursive = !!(BPF_CORE_READ(memcg, css.cgroup, root, flags) &
 		       CGRP_ROOT_MEMORY_RECURSIVE_PROT);
-	return wsr_below_min(&lv[WSR_PROT_LEVELS - n], n, recursive);
+	/* the levels read end lv[]: each count at an offset the verifier knows */
+	switch (w.n) {
+#define WSR_LEVELS(k) case k: return wsr_below_min(&w.lv[WSR_PROT_LEVELS - k], k, recursive)
+	WSR_LEVELS(1); WSR_LEVELS(2); WSR_LEVELS(3); WSR_LEVELS(4);
+	WSR_LEVELS(5); WSR_LEVELS(6); WSR_LEVELS(7); WSR_LEVELS(8);
+#undef WSR_LEVELS
+	}
+	return 0;
 }
 
 /* what each reader's refresh ages, by its tgid (see struct wsr_refresh_args) */
@@ -139,8 +167,8 @@ int wsr_refresh_list(struct bpf_iter__cgroup *ctx)
 	s = get_scratch();
 	if (!root || !memcg || !s)
 		return 0;
-	prot = memcg_protected(memcg, *root);
-	room = memcg_swap_room(memcg);
+	prot = memcg_protected((__u64)memcg, *root);
+	room = memcg_swap_room((__u64)memcg);
 	id = BPF_CORE_READ(memcg, id.id);
 	for (n = 0; n < WSR_MAX_NODES && n < nr_nodes; n++) {
 		struct mem_cgroup_per_node *mz = BPF_CORE_READ(memcg, nodeinfo[n]);

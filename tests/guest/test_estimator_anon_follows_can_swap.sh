@@ -4,7 +4,9 @@
 # swap off, with vm.swappiness 0, and with the only swap full (fewer than
 # MIN_LRU_BATCH pages free), its histogram, the node-level one and the
 # metrics show no anon page in any bin and say "anon_reclaimable":false,
-# while file pages still count; swap back on brings the anon back.
+# while file pages still count; swap back on brings the anon back.  With
+# its own memory.swap.max 0, the memcg's histogram and metrics do (the
+# node level keeps others' anon).
 . "$(dirname "$0")/lib.sh"
 name=est-canswap
 wsr_start
@@ -23,8 +25,9 @@ sum_of() {
 	grep -o "\"$1\":[0-9]*" "$2" | awk -F: '{ s += $2 } END { print s + 0 }'
 }
 
-# check_state WHAT YES|NO: the memcg's and the node level's histograms, and
-# the metrics, with anon (YES) or without it (NO)
+# check_state WHAT YES|NO|MEMCG-NO: the memcg's and the node level's
+# histograms, and the metrics, with anon (YES) or without it (NO; MEMCG-NO:
+# the memcg's alone)
 check_state() {
 	local what=$1 want=$2 anon rootanon file lines
 	wsr show --memcg /$name --json >/tmp/cs.memcg || fail "$what: wsr show --memcg failed"
@@ -46,8 +49,12 @@ check_state() {
 			fail "$what: the metric does not say 1: $(grep anon_reclaimable /tmp/cs.prom)"
 	else
 		[ "$anon" = 0 ] || fail "$what: /$name shows $anon anon pages"
-		[ "$rootanon" = 0 ] || fail "$what: the node level shows $rootanon anon pages"
-		grep -q '"anon_reclaimable":true' /tmp/cs.memcg /tmp/cs.root &&
+		if [ "$want" = NO ]; then
+			[ "$rootanon" = 0 ] || fail "$what: the node level shows $rootanon anon pages"
+			grep -q '"anon_reclaimable":true' /tmp/cs.root &&
+				fail "$what: anon_reclaimable true at the node level"
+		fi
+		grep -q '"anon_reclaimable":true' /tmp/cs.memcg &&
 			fail "$what: anon_reclaimable true: $(cat /tmp/cs.memcg)"
 		[ "$(grep -o '"anon_reclaimable":false' /tmp/cs.memcg | wc -l)" = "$lines" ] ||
 			fail "$what: not every histogram of /$name says anon_reclaimable false"
@@ -70,6 +77,14 @@ sysctl -q vm.swappiness=0 || fail "cannot set vm.swappiness"
 check_state "vm.swappiness 0" NO
 sysctl -q vm.swappiness=60
 check_state "vm.swappiness 60" YES
+
+# the memcg's own swap limit, which MGLRU reads up the tree
+# (mem_cgroup_get_nr_swap_pages())
+[ -w "$cg/memory.swap.max" ] || fail "no memory.swap.max in $cg"
+echo 0 >"$cg/memory.swap.max" || fail "cannot set memory.swap.max"
+check_state "memory.swap.max 0" MEMCG-NO
+echo max >"$cg/memory.swap.max" || fail "cannot clear memory.swap.max"
+check_state "memory.swap.max max" YES
 
 # the only swap, a 4 MiB zram device, filled by pushing a cold memcg out
 [ -e /sys/class/zram-control/hot_add ] || fail "no zram hot_add for a small swap"
