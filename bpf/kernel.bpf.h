@@ -135,8 +135,9 @@ static long swap_room_step(__u32 i, struct swap_room_walk *w)
  * mem_cgroup_get_nr_swap_pages() limits them on the way up (without the
  * global count): with fewer than MIN_LRU_BATCH, MGLRU ages it without anon
  * (can_swap 0).  Inline: a bpf_loop() step is a call frame of its own,
- * and the balloon's answers come here eight frames deep, the verifier's
- * limit.
+ * and the balloon's request hook reaches this one's as its 8th, the
+ * verifier's limit (the hook, balloon_answer, answer_step, balloon_build,
+ * walk_step, add_lruvec, memcg_can_swap, swap_room_step).
  */
 static __always_inline __s64 memcg_swap_room(__u64 memcg_addr)
 {

@@ -71,9 +71,9 @@ static long prot_step(__u32 i, struct prot_walk *w)
  * memory_recursiveprot hands down what a parent's children leave.
  *
  * A global function, walking up in bpf_loop() steps: the verifier checks
- * it once, and its callers once whatever it returns.  A static one with a
- * loop cost 92,000 instructions of verification, most of the estimator's
- * load time on a sanitizer kernel.
+ * it once, and its caller once whatever it returns.  With this walk and
+ * memcg_swap_room()'s as loops, wsr_refresh_list took 92,000 instructions
+ * of verification, 5,800 now.
  */
 __noinline int memcg_protected(__u64 memcg_addr, __u64 root_id)
 {

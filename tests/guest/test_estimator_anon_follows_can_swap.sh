@@ -5,11 +5,14 @@
 # MIN_LRU_BATCH pages free), its histogram, the node-level one and the
 # metrics show no anon page in any bin and say "anon_reclaimable":false,
 # while file pages still count; swap back on brings the anon back.  With
-# its own memory.swap.max 0, the memcg's histogram and metrics do (the
-# node level keeps others' anon).
+# its parent's memory.swap.max 0 (MGLRU reads the limits up the tree), the
+# memcg's histogram and metrics do, while the node level still counts
+# others' anon.
 . "$(dirname "$0")/lib.sh"
-name=est-canswap
+name=est-canswap/w
 wsr_start
+parent=$(make_memcg est-canswap)
+echo +memory >"$parent/cgroup.subtree_control" || fail "cannot enable memory for children"
 cg=$(make_memcg $name)
 start_workload --hot 16 --cold 64 --cgroup "$cg" >/dev/null
 # file pages beside, which count whatever the swap
@@ -53,6 +56,10 @@ check_state() {
 			[ "$rootanon" = 0 ] || fail "$what: the node level shows $rootanon anon pages"
 			grep -q '"anon_reclaimable":true' /tmp/cs.root &&
 				fail "$what: anon_reclaimable true at the node level"
+		else
+			# the limit is the memcg's alone: the root's lruvecs still swap
+			grep -q '"anon_reclaimable":true' /tmp/cs.root ||
+				fail "$what: the node level says anon_reclaimable false"
 		fi
 		grep -q '"anon_reclaimable":true' /tmp/cs.memcg &&
 			fail "$what: anon_reclaimable true: $(cat /tmp/cs.memcg)"
@@ -78,13 +85,13 @@ check_state "vm.swappiness 0" NO
 sysctl -q vm.swappiness=60
 check_state "vm.swappiness 60" YES
 
-# the memcg's own swap limit, which MGLRU reads up the tree
+# a parent's swap limit, which MGLRU reads up the tree
 # (mem_cgroup_get_nr_swap_pages())
-[ -w "$cg/memory.swap.max" ] || fail "no memory.swap.max in $cg"
-echo 0 >"$cg/memory.swap.max" || fail "cannot set memory.swap.max"
-check_state "memory.swap.max 0" MEMCG-NO
-echo max >"$cg/memory.swap.max" || fail "cannot clear memory.swap.max"
-check_state "memory.swap.max max" YES
+[ -w "$parent/memory.swap.max" ] || fail "no memory.swap.max in $parent"
+echo 0 >"$parent/memory.swap.max" || fail "cannot set memory.swap.max"
+check_state "the parent's memory.swap.max 0" MEMCG-NO
+echo max >"$parent/memory.swap.max" || fail "cannot clear memory.swap.max"
+check_state "the parent's memory.swap.max max" YES
 
 # the only swap, a 4 MiB zram device, filled by pushing a cold memcg out
 [ -e /sys/class/zram-control/hot_add ] || fail "no zram hot_add for a small swap"
