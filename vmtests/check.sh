@@ -444,6 +444,8 @@ case "$lanes" in
 		: >"$all"
 		lane_b
 		section_end
+		# when it ended: the parent learns it only once lane A has too
+		echo "$SECONDS" >"$results/lane-b.end"
 		# non-zero only when the lane stopped early (a set -u abort, a kill)
 		exit 0
 	) >"$lane_b_log" 2>&1 &
@@ -455,8 +457,9 @@ case "$lanes" in
 	wait "$lane_b_pid"
 	lane_b_rc=$?
 	trap - EXIT
+	lane_b_end=$(cat "$results/lane-b.end" 2>/dev/null) || lane_b_end=$SECONDS
 	echo "== lane B's output (lane A ended at $((lane_a_end / 60))m$((lane_a_end % 60))s," \
-		"lane B at $((SECONDS / 60))m$((SECONDS % 60))s)"
+		"lane B at $((lane_b_end / 60))m$((lane_b_end % 60))s)"
 	cat "$lane_b_log"
 	cat "$results/all-lane-b" >>"$results/all" 2>/dev/null
 	if [ "$lane_b_rc" != 0 ] && ! grep -q '^FAIL' "$results/all-lane-b" 2>/dev/null; then
