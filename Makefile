@@ -164,7 +164,8 @@ $(LIBWSR): $(LIBWSR_OBJ)
 # estimator's (load.c) and the balloon's (balloon-attach.c), which loads
 # only where the virtio_balloon driver is
 WSR_STATIC ?= -static
-$(GUEST)/wsr: $(CLI_OBJ) $(LIBWSR) | $(GUEST)
+# (linked again when the Makefile changes: its link flags are there)
+$(GUEST)/wsr: $(CLI_OBJ) $(LIBWSR) Makefile | $(GUEST)
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(CFLAGS) $(WSR_STATIC) -o $@ $(CLI_OBJ) $(LIBWSR) $(LIBS)
 
@@ -272,11 +273,17 @@ ASAN_CFLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
 	-fno-sanitize-recover=all -Wall -Wextra -Werror
 $(BUILD)/asan/wsr-host: FORCE
 	$(Q)$(MAKE) --no-print-directory BUILD=$(BUILD)/asan CFLAGS="$(ASAN_CFLAGS)" $@
-# and wsr, linked dynamically, for the guest's argument fuzzing
-# (tests/guest/test_wsr_args_fuzz_*; vmtests/mkinitramfs.sh adds its
-# libraries to the guest)
+# and wsr, for the guest's argument fuzzing (tests/guest/test_wsr_args_fuzz_*),
+# which starts it once a case: the sanitizers' runtimes and our libraries
+# linked in, only the C library's left dynamic (ASan cannot link it
+# statically; vmtests/mkinitramfs.sh adds it to the guest), and not
+# position-independent.  Under TCG that start takes 63 ms, not 112 with
+# every library dynamic and PIE: 500 cases take about 25 s less.
+ASAN_GUEST_LINK := -no-pie -static-libasan -static-libubsan -Wl,-Bstatic \
+	$(LIBS) -Wl,-Bdynamic
 $(BUILD)/asan/guest/wsr: FORCE
-	$(Q)$(MAKE) --no-print-directory BUILD=$(BUILD)/asan CFLAGS="$(ASAN_CFLAGS)" WSR_STATIC= $@
+	$(Q)$(MAKE) --no-print-directory BUILD=$(BUILD)/asan CFLAGS="$(ASAN_CFLAGS)" \
+		WSR_STATIC= LIBS="$(ASAN_GUEST_LINK)" $@
 $(GUEST)/asan/wsr: $(BUILD)/asan/guest/wsr
 	$(Q)mkdir -p $(@D) && cp $< $@
 
