@@ -15,9 +15,9 @@
 #   WSR_LIBVIRT_TESTS="pattern ..."  only the matching libvirt tests
 #                            (vmtests/libvirt-test.sh --list names them)
 #   WSR_SKIP_SELFTEST=1      skip the harness's own tests (for quick runs)
-#   WSR_CHECK_LANES=1        the guest sections one after the other, not
-#                            in two lanes at once (below: "lanes"): about
-#                            30 minutes, not 18
+#   WSR_CHECK_LANES=1        the sections one after the other, not in
+#                            three lanes at once (below: "lanes"): about
+#                            30 minutes, not 15
 # A pattern that matches no test that ran fails the run; "none" runs
 # nothing in that section on purpose.  tests/inventory lists every test:
 # one that ran unlisted, or a listed one the patterns select that did not
@@ -88,11 +88,18 @@ STOCK_BALLOON_TESTS="
 	balloon_requests_answered_once_*
 	balloon_reclaim_reports_*
 	balloon_driver_unbind_rebind_*"
+# Our kernel's tests with no clock, in lane C (lane A, which times
+# things, sets make check's pace): the balloon tests of the device's
+# queue layouts (what the guest and QEMU agree on, with waits and no
+# deadline or race; 90 s) and wsr's fuzzed arguments (each case under a
+# limit of 2 s, which starts in 0.06 s; 70 s)
+LANE_C_BALLOON="balloon_queues_agree_with_*"
+LANE_C_GUEST="wsr_args_fuzz_*"
 # Left out on the stock kernel by default (see run_guest_suite stock below)
 STOCK_SKIP="estimator_reports_walk_* estimator_reports_cover_* estimator_global_*
 	estimator_eight_watchers_* estimator_reports_follow_*"
-lanes=${WSR_CHECK_LANES:-2}
-case "$lanes" in 1|2) ;; *) die "WSR_CHECK_LANES is 1 or 2, not '$lanes'" ;; esac
+lanes=${WSR_CHECK_LANES:-3}
+case "$lanes" in 1|3) ;; *) die "WSR_CHECK_LANES is 1 or 3, not '$lanes'" ;; esac
 results=$BUILD/results
 rm -rf "$results"
 mkdir -p "$results"
@@ -189,16 +196,20 @@ run_unit_tests() {
 	done
 }
 
-# run_guest_suite LABEL KERNEL PATTERNS: one guest runs the matching tests
+# run_guest_suite LABEL KERNEL PATTERNS: one guest runs the matching tests,
+# their verdicts under guest-LABEL/; a second suite of one LABEL (in
+# another lane) sets suite_part, which names its logs apart
 run_guest_suite() {
-	local label=$1 kernel=$2 log=$results/console-$1.log rc opts=()
+	local label=$1 kernel=$2 rc opts=()
+	local log=$results/console-$1${suite_part:+-$suite_part}.log
+	local err=$results/run-$1${suite_part:+-$suite_part}.err
 	shift 2
 	section "guest tests ($label kernel): console log $log"
 	# 512 MiB on the debug kernel: its tests need little, and kmemleak's
 	# scans after them take time in proportion to memory
 	[ "$kernel" != debug ] || opts=(--node-mem 256)
 	WSR_KVM=${WSR_KVM:-0} "$WSR_ROOT"/vmtests/run --kernel "$kernel" --quiet "${opts[@]}" \
-		--log "$log" --timeout "${WSR_SUITE_TIMEOUT:-2400}" -- run-tests "$@" 2>"$results/run-$label.err"
+		--log "$log" --timeout "${WSR_SUITE_TIMEOUT:-2400}" -- run-tests "$@" 2>"$err"
 	rc=$?
 	grep -a '^    | ' "$log" | tr -d '\r'
 	grep -a '^wsr-test: \(PASS\|FAIL\|TIME\)' "$log" | tr -d '\r' | sed 's/^wsr-test: //' |
@@ -210,7 +221,7 @@ run_guest_suite() {
 		# vmtests/run's verdict on the sanitizers' reports
 		if [ "$rc" = 123 ]; then
 			record "guest-$label/no-sanitizer-reports" FAIL \
-				"$(grep -a -A1 '^wsr: sanitizer report' "$results/run-$label.err" | tail -n 1)"
+				"$(grep -a -A1 '^wsr: sanitizer report' "$err" | tail -n 1)"
 			return
 		fi
 		record "guest-$label/no-sanitizer-reports" PASS
@@ -218,10 +229,10 @@ run_guest_suite() {
 	if ! grep -aq '^wsr-test: guest summary' "$log"; then
 		# the guest died before the suite finished: say how, and show
 		# the console's stack after a panic (CI keeps no console log)
-		record_meta "guest-$label/suite-completed" "$(run_verdict "$results/run-$label.err")"
-		sed -n '/^wsr: kernel panic/,$p' "$results/run-$label.err" | tail -n +2 | sed 's/^/    | /'
+		record_meta "guest-$label/suite-completed" "$(run_verdict "$err")"
+		sed -n '/^wsr: kernel panic/,$p' "$err" | tail -n +2 | sed 's/^/    | /'
 	elif [ "$rc" != 0 ] && ! grep -aq '^wsr-test: FAIL' "$log"; then
-		record_meta "guest-$label/suite-completed" "status $rc: $(run_verdict "$results/run-$label.err")"
+		record_meta "guest-$label/suite-completed" "status $rc: $(run_verdict "$err")"
 	fi
 }
 
@@ -326,36 +337,39 @@ matches() {
 	return 1
 }
 
-# By default the guest sections run in two lanes at once, one on each
-# core (WSR_CHECK_LANES=1: one after the other).  Lane A has the tests
+# By default the sections after the host's own run in three lanes at
+# once (WSR_CHECK_LANES=1: one after the other).  Lane A has the tests
 # that time the host or the guest (balance's decisions within 150 ms,
 # deflation within 2 s, the estimator's bins on our kernel and Debian's)
 # and those that look for races between the guest's two CPUs (the knobs
 # test's lost updates, the balloon's unbind and attach races), at the
-# normal priority, each guest with a host thread per vCPU.  Lane B runs
-# at nice 10 (about a tenth of lane A's share of a busy core), each guest
-# on one host thread (WSR_TCG_THREAD=single), where a vCPU that spins on
-# the other's lock gives way at once: every test on the debug kernel
-# (built to be slow: its tests already allow for a kernel three times
-# slower; the sanitizers see what a path does, with one CPU or two), the
-# balloon tests on Debian's kernel (the same tests as on the debug
-# kernel, or tests with no deadline), the harness's own tests (its guests under
-# timeouts of 6 s or more, for a hung guest), lint, the qtest and make
-# check's own bookkeeping: no guest.  With one thread per guest in both
-# lanes, the knobs test no longer found the lost updates of a "wsr set"
-# without the folder's lock, which it finds at its second kill with a
-# thread per vCPU (docs/testing.md).  2026-12-06: lane A 18.2 minutes,
-# lane B 15; one after the other, 29.7 in all.
+# normal priority, each guest with a host thread per vCPU.  Lanes B and
+# C run at nice 10 (about a tenth of lane A's share of a busy core), each
+# guest on one host thread (WSR_TCG_THREAD=single), where a vCPU that
+# spins on the other's lock gives way at once.  Lane B: every test on
+# the debug kernel (built to be slow: its tests already allow for a
+# kernel three times slower; the sanitizers see what a path does, with
+# one CPU or two) and the balloon tests on Debian's kernel (the same
+# tests as on the debug kernel, or tests with no deadline).  Lane C: our
+# kernel's tests with no clock (LANE_C_*), the harness's own tests (its
+# guests under timeouts of 6 s or more, for a hung guest), lint, the
+# qtest and make check's own bookkeeping.  Lanes B and C run on what
+# lane A leaves: with two lanes (C's tests in A and B), a fifth of the
+# two cores' time went unused while both ran, and 60% once lane B had
+# ended, lane A's tests waiting on the clock.  With one thread per guest in every lane, the knobs test no
+# longer found the lost updates of a "wsr set" without the folder's
+# lock, which it finds at its second kill with a thread per vCPU
+# (docs/testing.md).
 
 # lane_a: the tests that time things, at the normal priority
 lane_a() {
 	local ours_balloon ours_guest stock_guest
-	ours_balloon=$(balloon_tests '*' "$DEBUG_ONLY")
+	ours_balloon=$(balloon_tests '*' "$DEBUG_ONLY $LANE_C_BALLOON")
 	if [ -n "$ours_balloon" ]; then
 		section "host balloon tests (working-set transport, patched kernel and QEMU)"
 		run_runner host-balloon env WSR_BALLOON_TESTS="$ours_balloon" "$WSR_ROOT"/vmtests/balloon-test.sh
 	fi
-	ours_guest=$(guest_tests "${WSR_TESTS:-*}" '*' '')
+	ours_guest=$(guest_tests "${WSR_TESTS:-*}" '*' "$LANE_C_GUEST")
 	if [ -n "$ours_guest" ]; then
 		# shellcheck disable=SC2086 # one name a word
 		run_guest_suite ours ours $ours_guest
@@ -382,7 +396,7 @@ lane_a() {
 	[ -z "$stock_guest" ] || run_guest_suite stock stock $stock_guest
 }
 
-# lane_b: the tests that allow for a slow guest, and those with no guest
+# lane_b: the tests on the debug kernel and Debian's
 lane_b() {
 	local debug_balloon debug_guest stock_balloon
 	debug_balloon=$(balloon_tests "${WSR_DEBUG_TESTS:-$DEBUG_TESTS}" "")
@@ -400,6 +414,20 @@ lane_b() {
 		run_runner host-balloon-stock env WSR_BALLOON_KERNEL=stock-dkms WSR_BALLOON_CYCLES=2 \
 			WSR_BALLOON_TESTS="$stock_balloon" "$WSR_ROOT"/vmtests/balloon-test.sh
 	fi
+}
+
+# lane_c: our kernel's tests with no clock, the harness's own tests and
+# those with no guest
+lane_c() {
+	local ours_balloon ours_guest
+	ours_balloon=$(balloon_tests "$LANE_C_BALLOON" "")
+	if [ -n "$ours_balloon" ]; then
+		section "host balloon tests, our kernel: the queue layouts"
+		run_runner host-balloon env WSR_BALLOON_TESTS="$ours_balloon" "$WSR_ROOT"/vmtests/balloon-test.sh
+	fi
+	ours_guest=$(guest_tests "${WSR_TESTS:-*}" "$LANE_C_GUEST" '')
+	# shellcheck disable=SC2086 # one name a word
+	[ -z "$ours_guest" ] || suite_part=c run_guest_suite ours ours $ours_guest
 	if [ "${WSR_SKIP_SELFTEST:-0}" != 1 ]; then
 		section "harness tests"
 		run_runner harness "$WSR_ROOT"/vmtests/selftest.sh
@@ -420,51 +448,65 @@ kill_tree() {
 	kill "$1" 2>/dev/null
 }
 
+# start_lane NAME WHAT: lane_NAME beside lane A, at nice 10, its guests
+# on a host thread each; its output to $results/lane-NAME.log, its
+# verdicts to a file of its own (end_lane shows and adds them)
+lane_pids=()
+start_lane() {
+	echo "== lane ${1^^} starts beside the rest, at nice 10: $2; its output goes to" \
+		"$results/lane-$1.log, shown when every lane has ended"
+	(
+		renice -n 10 -p "$BASHPID" >/dev/null
+		# a host thread per guest, not one per vCPU: four vCPU threads
+		# on two cores spun on each other's locks (docs/testing.md).
+		# Lane A's keep a thread per vCPU, so that its race tests have
+		# two CPUs at once
+		export WSR_TCG_THREAD=${WSR_TCG_THREAD:-single}
+		# shellcheck disable=SC2030 # this lane's own verdicts file, on purpose
+		all=$results/all-lane-$1
+		: >"$all"
+		"lane_$1"
+		section_end
+		# when it ended: the parent learns it only once lane A has too
+		echo "$SECONDS" >"$results/lane-$1.end"
+		# non-zero only when the lane stopped early (a set -u abort, a kill)
+		exit 0
+	) >"$results/lane-$1.log" 2>&1 &
+	lane_pids+=("$!")
+}
+
+# end_lane NAME PID: wait for the lane, show its output, count its verdicts
+end_lane() {
+	local rc end
+	wait "$2"
+	rc=$?
+	end=$(cat "$results/lane-$1.end" 2>/dev/null) || end=$SECONDS
+	echo "== lane ${1^^}'s output (it ended at $((end / 60))m$((end % 60))s)"
+	cat "$results/lane-$1.log"
+	cat "$results/all-lane-$1" >>"$results/all" 2>/dev/null
+	if [ "$rc" != 0 ] && ! grep -q '^FAIL' "$results/all-lane-$1" 2>/dev/null; then
+		record_meta "lane-$1/runner" "lane ${1^^} exited with status $rc, no test failed: the tests after where it stopped did not run"
+	fi
+}
+
 case "$lanes" in
 1)
 	lane_a
 	lane_b
+	lane_c
 	;;
-2)
+3)
 	# the section before the lanes ends here, not in each lane
 	section_end
-	lane_b_log=$results/lane-b.log
-	echo "== lane B starts beside the rest, at nice 10: the debug kernel's tests, the" \
-		"balloon tests on Debian's kernel, the harness's tests, lint, the qtest and" \
-		"check's bookkeeping; its output goes to $lane_b_log, shown when both lanes end"
-	(
-		renice -n 10 -p "$BASHPID" >/dev/null
-		# lane B's guests on a host thread each, not one per vCPU: four
-		# vCPU threads on two cores spun on each other's locks
-		# (docs/testing.md).  Lane A's keep a thread per vCPU, so that
-		# its race tests have two CPUs at once
-		export WSR_TCG_THREAD=${WSR_TCG_THREAD:-single}
-		# shellcheck disable=SC2030 # this lane's own verdicts file, on purpose
-		all=$results/all-lane-b
-		: >"$all"
-		lane_b
-		section_end
-		# when it ended: the parent learns it only once lane A has too
-		echo "$SECONDS" >"$results/lane-b.end"
-		# non-zero only when the lane stopped early (a set -u abort, a kill)
-		exit 0
-	) >"$lane_b_log" 2>&1 &
-	lane_b_pid=$!
-	trap 'kill_tree "$lane_b_pid"' EXIT
+	start_lane b "the debug kernel's tests and the balloon tests on Debian's kernel"
+	start_lane c "our kernel's queue layouts and fuzzed arguments, the harness's tests, lint, the qtest and check's bookkeeping"
+	trap 'for p in "${lane_pids[@]}"; do kill_tree "$p"; done' EXIT
 	lane_a
 	section_end
-	lane_a_end=$SECONDS
-	wait "$lane_b_pid"
-	lane_b_rc=$?
+	echo "== lane A ended at $((SECONDS / 60))m$((SECONDS % 60))s"
+	end_lane b "${lane_pids[0]}"
+	end_lane c "${lane_pids[1]}"
 	trap - EXIT
-	lane_b_end=$(cat "$results/lane-b.end" 2>/dev/null) || lane_b_end=$SECONDS
-	echo "== lane B's output (lane A ended at $((lane_a_end / 60))m$((lane_a_end % 60))s," \
-		"lane B at $((lane_b_end / 60))m$((lane_b_end % 60))s)"
-	cat "$lane_b_log"
-	cat "$results/all-lane-b" >>"$results/all" 2>/dev/null
-	if [ "$lane_b_rc" != 0 ] && ! grep -q '^FAIL' "$results/all-lane-b" 2>/dev/null; then
-		record_meta lane-b/runner "lane B exited with status $lane_b_rc, no test failed: the tests after where it stopped did not run"
-	fi
 	;;
 esac
 section_end

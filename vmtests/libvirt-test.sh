@@ -47,6 +47,7 @@ guest_stop() {
 guest_done() {
 	local n st
 	wait_mark DONE "${1:-60}" || return
+	release_guest
 	for n in $(seq 1 1200); do guest_alive || break; sleep 0.1; done
 	guest_alive && { bad "the guest did not power off within 120 s of DONE"; return; }
 	st=$(tr -d '\r' <"$LV_DIR/domains/$G_DOM.status" | tail -n 1)

@@ -5,9 +5,9 @@
 #
 # Guest half of balance_does_not_oom_a_guest_without_swap: a workload
 # holds 256 MiB of cold anon (written once, never touched again) and 16
-# MiB of hot anon; aged with swap on until 240 MiB of anon is in MGLRU's
-# old generations (two or more below the youngest; 15 s at most), then
-# swap goes off.  Idle, that anon looks like the first thing to take; but
+# MiB of hot anon; aged twice with swap on, after which 240 MiB of anon
+# must be in MGLRU's old generations (two or more below the youngest),
+# then swap goes off.  Idle, that anon looks like the first thing to take; but
 # without swap the guest cannot reclaim it, its reports say so (anon not
 # reclaimable, no anon in the bins), and the balloon must leave it room.
 # After "balance --policy working-set" has held MemTotal at its lowest
@@ -36,12 +36,23 @@ guest_half() {
 		     NF == 4 && $1 ~ /^[0-9]+$/ { n++; seq[n] = $1; anon[n] = $3 }
 		     END { flush(); print old + 0 }' /sys/kernel/debug/lru_gen
 	}
-	# shellcheck disable=SC2317 # called by wait_until
-	cold_aged() { [ "$(old_anon)" -ge 61440 ]; }
-	# the daemon's aging moves the cold anon down (a fixed 15 s before);
+	# two agings of every lruvec (MGLRU's debugfs file, swap on) move the
+	# cold anon two generations down: the daemon ages nothing before the
+	# host's first CONFIG (a wait of up to 15 s for it ran out before);
 	# then swap goes: MGLRU leaves the anon where it is, and the guest
 	# cannot reclaim it
-	wait_until 15 cold_aged
+	for i in 1 2; do
+		seqs=$(lru_gen_seqs)
+		[ -n "$seqs" ] || fail "no lruvec in /sys/kernel/debug/lru_gen"
+		while read -r m n s; do
+			echo "+ $m $n $s 1 1" >/sys/kernel/debug/lru_gen ||
+				fail "cannot age memcg $m node $n through /sys/kernel/debug/lru_gen"
+		done <<-EOF
+			$seqs
+		EOF
+	done
+	[ "$(old_anon)" -ge 61440 ] ||
+		fail "only $(($(old_anon) / 256)) MiB of anon two generations down after two agings"
 	aged="old anon $(($(old_anon) / 256)) MiB"
 	swaps=$(tail -n +2 /proc/swaps | awk '{ print $1 }')
 	[ -n "$swaps" ] || fail "no swap to turn off"

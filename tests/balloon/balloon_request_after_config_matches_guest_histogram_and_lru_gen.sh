@@ -33,8 +33,9 @@ guest_half() {
 
 	start_daemon --own-aging
 	start_workload --hot 32 --cold 96 --node 1 >/dev/null
-	# the daemon's periods (1 s) with the driver's default refresh_ms of 1 s
-	sleep 3
+	# 4 s: the daemon's periods (1 s) with the driver's default refresh_ms
+	# of 1 s, from its start on (3 s more before, when an aging in them
+	# went unseen)
 	seqs=$(lru_gen_seqs)
 	sleep 4
 	mark "AGED-BEFORE-CONFIG $(aged_since "$seqs")"

@@ -112,19 +112,30 @@ lru_gen_seqs() {
 	     END { for (k in s) print k, s[k] }' /sys/kernel/debug/lru_gen | sort
 }
 
+# power_presses: how often the (ACPI) power button was pressed since boot
+power_presses() {
+	awk '{ print $1 }' /sys/firmware/acpi/interrupts/ff_pwr_btn 2>/dev/null
+}
+
+# pressed_since N: pressed since power_presses said N (false with no counter)
+pressed_since() { [ "$(power_presses)" -gt "$1" ] 2>/dev/null; }
+
 # finish: the last check, then "DONE", then the guest powers off by
 # itself (on the debug kernel, after vmtests/init.sh's leak scan): the
-# host reads vmtests/run's status as the run's verdict.  It waits 2 s
-# first, for a host half that still asks QEMU something after the guest
+# host reads vmtests/run's status as the run's verdict.  It first waits
+# for the host half, which may still ask QEMU something after the guest
 # half's last mark (a report to show, a balance that deflates on exit,
-# QEMU's balloon size catching up with follow_balloon's DEFLATED);
-# a guest half whose host asks nothing after it sets FINISH_NOW=1, and
-# the guest powers off at once (guest_done asks QEMU nothing unless the
-# guest stays up).
+# QEMU's balloon size catching up with follow_balloon's DEFLATED): the
+# host's guest_done presses the power button once it has seen DONE (no
+# one in the guest acts on it), 2 s at most (a fixed 2 s before).  A
+# guest half whose host asks nothing after it sets FINISH_NOW=1, and the
+# guest powers off at once.
 finish() {
+	local p
 	dmesg_clean
+	p=$(power_presses)
 	mark DONE
-	[ "${FINISH_NOW:-}" = 1 ] || sleep 2
+	[ "${FINISH_NOW:-}" = 1 ] || wait_until 2 pressed_since "$p"
 	exit 0
 }
 

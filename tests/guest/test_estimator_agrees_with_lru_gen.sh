@@ -6,8 +6,10 @@
 wsr_start
 cg=$(make_memcg est-lrugen)
 start_workload --hot 16 --cold 48 --node 0 --cgroup "$cg" >/dev/null
+# generations a second apart: bounds far apart next to the few ms
+# between the two reads
 for i in 1 2 3; do
-	sleep 2
+	sleep 1
 	lru_gen_age "$cg" 0
 done
 lru_gen_gens "$cg" 0 >/tmp/gens

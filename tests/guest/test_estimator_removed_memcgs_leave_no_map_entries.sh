@@ -26,7 +26,17 @@ for i in 1 2 3; do
 	wsr-workload --hot 12 --cold 0 --period-ms 50 --cgroup "/sys/fs/cgroup/est-gone$i" >/dev/null &
 	pids="$pids $!"
 done
-sleep 3
+# n_of MAP LIST: MAP's count in LIST ("map=n ...")
+n_of() { echo "$2" | tr ' ' '\n' | sed -n "s/^$1=//p"; }
+# until their reclaim has made reports and the daemon has aged them (10 s
+# at most; a fixed 3 s before)
+# shellcheck disable=SC2317 # called by wait_until
+reported_and_aged() {
+	[ "$(count reports)" -ge $(($(n_of reports "$before") + 3)) ] &&
+		[ "$(count vgens)" -gt "$(n_of vgens "$before")" ]
+}
+wait_until 10 reported_and_aged ||
+	fail "no reports or agings of the three under their limit: reports $(count reports), vgens $(count vgens);$before"
 for i in $(seq 1 60); do
 	wsr show --memcg "/est-gone$i" >/dev/null || fail "wsr show of /est-gone$i failed"
 done
@@ -40,8 +50,8 @@ wait $pids 2>/dev/null
 # more_by MAP N: MAP had at least N more entries with the 60 memcgs
 more_by() {
 	local n b
-	n=$(echo "$during" | tr ' ' '\n' | sed -n "s/^$1=//p")
-	b=$(echo "$before" | tr ' ' '\n' | sed -n "s/^$1=//p")
+	n=$(n_of "$1" "$during")
+	b=$(n_of "$1" "$before")
 	[ "$n" -ge $((b + $2)) ] || fail "$1 has $n entries with the 60 memcgs, $b before: nothing to remove"
 }
 more_by config 60

@@ -17,13 +17,13 @@ gone() {
 }
 wait_until 30 gone || fail "wsr unload left $d: $(find "$d" -mindepth 1 | tr "\n" " ")"
 # quick CMD...: CMD ends, not with status 0, within 15 s (time-out's 124
-# is a stall); its output in /tmp/lock.out
+# is a stall); its output in $QUICK_OUT (default /tmp/lock.out)
 quick() {
-	local t0 rc
+	local t0 rc out=${QUICK_OUT:-/tmp/lock.out}
 	t0=$(date +%s)
-	timeout 30 "$@" >/tmp/lock.out 2>&1
+	timeout 30 "$@" >"$out" 2>&1
 	rc=$?
-	[ "$rc" != 0 ] || fail "'$*' went on with the lock held: $(cat /tmp/lock.out)"
+	[ "$rc" != 0 ] || fail "'$*' went on with the lock held: $(cat "$out")"
 	# busybox's timeout exits 143 (SIGTERM), coreutils' 124
 	{ [ "$rc" != 124 ] && [ "$rc" != 143 ]; } || fail "'$*' stalled 30 s on the lock held"
 	[ $(($(date +%s) - t0)) -le 15 ] || fail "'$*' took $(($(date +%s) - t0)) s"
@@ -60,11 +60,17 @@ case "$rc" in 0|124|143) ;; *) fail "a watcher failed (status $rc): $(cat /tmp/l
 	fail "a watcher stopped after $(($(date +%s) - t0)) s (status $rc): $(cat /tmp/lock.out)"
 
 hold 0 || fail "root could not lock $d: $(cat /tmp/hold.out)"
-quick wsr watch
-grep -q "another process held its lock for 5000 ms" /tmp/lock.out ||
-	fail "the watcher's error: $(cat /tmp/lock.out)"
-quick wsr set report_ms 1000
-grep -q "another process held its lock" /tmp/lock.out || fail "wsr set's error: $(cat /tmp/lock.out)"
+# a watcher and a "wsr set" at once: each waits out the time-out alone
+QUICK_OUT=/tmp/lock-watch.out quick wsr watch &
+qw=$!
+QUICK_OUT=/tmp/lock-set.out quick wsr set report_ms 1000 &
+qs=$!
+# each prints its own FAIL line
+wait "$qw" || exit 1
+wait "$qs" || exit 1
+grep -q "another process held its lock for 5000 ms" /tmp/lock-watch.out ||
+	fail "the watcher's error: $(cat /tmp/lock-watch.out)"
+grep -q "another process held its lock" /tmp/lock-set.out || fail "wsr set's error: $(cat /tmp/lock-set.out)"
 kill "$holder"
 expect_ok wsr set report_ms 1000
 kill "$WSRD"
