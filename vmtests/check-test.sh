@@ -101,7 +101,7 @@ dir=$(dirname "$0")/../tests/guest
 	# kernel too, a metrics test
 	sed -i 's/^DEBUG_ONLY="/&balloon_works_on_debug_only /; s/^DEBUG_TESTS="/&balloon_works_on_debug_only /
 		s/^STOCK_BALLOON_TESTS="/&balloon_works /
-		s/^LANE_C_GUEST=.*/LANE_C_GUEST=estimator_a/
+		s/^LANE_C_GUEST="/&estimator_a /
 		s/metrics_equal_show_/metrics_shown/' "$d/vmtests/check.sh"
 	sed -i 's|^promtool_of=.*|promtool_of=guest-ours/metrics_shown|' "$d/vmtests/inventory.sh"
 	cat >"$d/tests/inventory" <<-EOF

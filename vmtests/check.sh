@@ -88,16 +88,24 @@ STOCK_BALLOON_TESTS="
 	balloon_requests_answered_once_*
 	balloon_reclaim_reports_*
 	balloon_driver_unbind_rebind_*"
-# Our kernel's tests with no clock, in lane C (lane A, which times
-# things, sets make check's pace): the balloon tests of the device's
-# queue layouts (what the guest and QEMU agree on, with waits and no
-# deadline or race; 90 s) and wsr's fuzzed arguments (each case under a
-# limit of 2 s, which starts in 0.06 s; 70 s)
-LANE_C_BALLOON="balloon_queues_agree_with_*"
-LANE_C_GUEST="wsr_args_fuzz_*"
-# Left out on the stock kernel by default (see run_guest_suite stock below)
+# The tests of our kernel (and Debian's) with no clock, in lane C (lane
+# A, which times things, sets make check's pace): the balloon tests of
+# what the guest and QEMU agree on, with waits and no deadline or race
+# (the queue layouts and bin counts, 16 nodes, malformed notifications,
+# migration), wsr's fuzzed arguments (each case under a limit of 2 s, which
+# starts in 0.06 s) and the guest tests of the CLI's input, the pins,
+# the maps' entries and walks
+LANE_C_BALLOON="balloon_queues_agree_with_* balloon_reports_reach_host_* balloon_working_set_with_*
+	balloon_answer_covers_every_node_* balloon_malformed_notifications_* balloon_migration_*"
+LANE_C_GUEST="wsr_args_fuzz_* estimator_bad_input_* estimator_pinned_files_* pins_of_an_older_layout_*
+	estimator_pin_dir_must_be_* estimator_reports_walk_* estimator_parent_is_sum_*
+	estimator_removed_memcgs_leave_*"
+# The guest tests on the stock kernel but those of STOCK_SKIP (see
+# lane_a below), unless WSR_STOCK_TESTS chooses others
+STOCK_TESTS="estimator_* guest_* workload_*"
 STOCK_SKIP="estimator_reports_walk_* estimator_reports_cover_* estimator_global_*
 	estimator_eight_watchers_* estimator_reports_follow_*"
+stock_skip() { [ -n "${WSR_STOCK_TESTS:-}" ] || echo "$STOCK_SKIP"; }
 lanes=${WSR_CHECK_LANES:-3}
 case "$lanes" in 1|3) ;; *) die "WSR_CHECK_LANES is 1 or 3, not '$lanes'" ;; esac
 results=$BUILD/results
@@ -343,23 +351,24 @@ matches() {
 # deflation within 2 s, the estimator's bins on our kernel and Debian's)
 # and those that look for races between the guest's two CPUs (the knobs
 # test's lost updates, the balloon's unbind and attach races), at the
-# normal priority, each guest with a host thread per vCPU.  Lanes B and
-# C run at nice 10 (about a tenth of lane A's share of a busy core), each
-# guest on one host thread (WSR_TCG_THREAD=single), where a vCPU that
-# spins on the other's lock gives way at once.  Lane B: every test on
-# the debug kernel (built to be slow: its tests already allow for a
-# kernel three times slower; the sanitizers see what a path does, with
-# one CPU or two) and the balloon tests on Debian's kernel (the same
-# tests as on the debug kernel, or tests with no deadline).  Lane C: our
-# kernel's tests with no clock (LANE_C_*), the harness's own tests (its
-# guests under timeouts of 6 s or more, for a hung guest), lint, the
-# qtest and make check's own bookkeeping.  Lanes B and C run on what
-# lane A leaves: with two lanes (C's tests in A and B), a fifth of the
-# two cores' time went unused while both ran, and 60% once lane B had
-# ended, lane A's tests waiting on the clock.  With one thread per guest in every lane, the knobs test no
-# longer found the lost updates of a "wsr set" without the folder's
-# lock, which it finds at its second kill with a thread per vCPU
-# (docs/testing.md).
+# normal priority, each guest with a host thread per vCPU.  Lane B runs
+# at nice 10 (about a tenth of lane A's share of a busy core), lane C at
+# nice 15 (a third of lane B's), each guest on one host thread
+# (WSR_TCG_THREAD=single), where a vCPU that spins on the other's lock
+# gives way at once.  Lane B: every test on the debug kernel (built to
+# be slow: its tests already allow for a kernel three times slower; the
+# sanitizers see what a path does, with one CPU or two) and the balloon
+# tests on Debian's kernel (the same tests as on the debug kernel, or
+# tests with no deadline).  Lane C: the tests with no clock of our
+# kernel and Debian's (LANE_C_*), the harness's own tests (its guests
+# under timeouts of 6 s or more, for a hung guest), lint, the qtest and
+# make check's own bookkeeping.  Lanes B and C run on what lane A
+# leaves: with two lanes (C's tests in A and B), a fifth of the two
+# cores' time went unused while both ran, and 60% once lane B had ended,
+# lane A's tests waiting on the clock.  With one thread per guest in
+# every lane, the knobs test no longer found the lost updates of a "wsr
+# set" without the folder's lock, which it finds at its second kill with
+# a thread per vCPU (docs/testing.md).
 
 # lane_a: the tests that time things, at the normal priority
 lane_a() {
@@ -387,11 +396,7 @@ lane_a() {
 	# of the report walk's size and reclaim triggers, which run on our kernel
 	# (the same BPF; the attach points are checked on stock by every test),
 	# to keep make check within its time budget
-	if [ -n "${WSR_STOCK_TESTS:-}" ]; then
-		stock_guest=$(guest_tests "$WSR_STOCK_TESTS" '*' '')
-	else
-		stock_guest=$(guest_tests "estimator_* guest_* workload_*" '*' "$STOCK_SKIP")
-	fi
+	stock_guest=$(guest_tests "${WSR_STOCK_TESTS:-$STOCK_TESTS}" '*' "$(stock_skip) $LANE_C_GUEST")
 	# shellcheck disable=SC2086 # one name a word
 	[ -z "$stock_guest" ] || run_guest_suite stock stock $stock_guest
 }
@@ -419,7 +424,7 @@ lane_b() {
 # lane_c: our kernel's tests with no clock, the harness's own tests and
 # those with no guest
 lane_c() {
-	local ours_balloon ours_guest
+	local ours_balloon ours_guest stock_guest
 	ours_balloon=$(balloon_tests "$LANE_C_BALLOON" "")
 	if [ -n "$ours_balloon" ]; then
 		section "host balloon tests, our kernel: the queue layouts"
@@ -428,6 +433,9 @@ lane_c() {
 	ours_guest=$(guest_tests "${WSR_TESTS:-*}" "$LANE_C_GUEST" '')
 	# shellcheck disable=SC2086 # one name a word
 	[ -z "$ours_guest" ] || suite_part=c run_guest_suite ours ours $ours_guest
+	stock_guest=$(guest_tests "${WSR_STOCK_TESTS:-$STOCK_TESTS}" "$LANE_C_GUEST" "$(stock_skip)")
+	# shellcheck disable=SC2086 # one name a word
+	[ -z "$stock_guest" ] || suite_part=c run_guest_suite stock stock $stock_guest
 	if [ "${WSR_SKIP_SELFTEST:-0}" != 1 ]; then
 		section "harness tests"
 		run_runner harness "$WSR_ROOT"/vmtests/selftest.sh
@@ -448,15 +456,15 @@ kill_tree() {
 	kill "$1" 2>/dev/null
 }
 
-# start_lane NAME WHAT: lane_NAME beside lane A, at nice 10, its guests
-# on a host thread each; its output to $results/lane-NAME.log, its
+# start_lane NAME NICE WHAT: lane_NAME beside lane A, at nice NICE, its
+# guests on a host thread each; its output to $results/lane-NAME.log, its
 # verdicts to a file of its own (end_lane shows and adds them)
 lane_pids=()
 start_lane() {
-	echo "== lane ${1^^} starts beside the rest, at nice 10: $2; its output goes to" \
+	echo "== lane ${1^^} starts beside the rest, at nice $2: $3; its output goes to" \
 		"$results/lane-$1.log, shown when every lane has ended"
 	(
-		renice -n 10 -p "$BASHPID" >/dev/null
+		renice -n "$2" -p "$BASHPID" >/dev/null
 		# a host thread per guest, not one per vCPU: four vCPU threads
 		# on two cores spun on each other's locks (docs/testing.md).
 		# Lane A's keep a thread per vCPU, so that its race tests have
@@ -498,8 +506,11 @@ case "$lanes" in
 3)
 	# the section before the lanes ends here, not in each lane
 	section_end
-	start_lane b "the debug kernel's tests and the balloon tests on Debian's kernel"
-	start_lane c "our kernel's queue layouts and fuzzed arguments, the harness's tests, lint, the qtest and check's bookkeeping"
+	# lane C below lane B (a third of its share of a core): C's tests are
+	# done in half of B's time at the same priority, when B's took 50%
+	# longer
+	start_lane b 10 "the debug kernel's tests and the balloon tests on Debian's kernel"
+	start_lane c 15 "the tests with no clock, the harness's tests, lint, the qtest and check's bookkeeping"
 	trap 'for p in "${lane_pids[@]}"; do kill_tree "$p"; done' EXIT
 	lane_a
 	section_end

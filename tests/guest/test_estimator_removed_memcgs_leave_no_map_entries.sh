@@ -28,14 +28,14 @@ for i in 1 2 3; do
 done
 # n_of MAP LIST: MAP's count in LIST ("map=n ...")
 n_of() { echo "$2" | tr ' ' '\n' | sed -n "s/^$1=//p"; }
-# until their reclaim has made reports and the daemon has aged them (10 s
+# until their reclaim has made reports and the daemon has aged them (30 s
 # at most; a fixed 3 s before)
 # shellcheck disable=SC2317 # called by wait_until
 reported_and_aged() {
 	[ "$(count reports)" -ge $(($(n_of reports "$before") + 3)) ] &&
 		[ "$(count vgens)" -gt "$(n_of vgens "$before")" ]
 }
-wait_until 10 reported_and_aged ||
+wait_until 30 reported_and_aged ||
 	fail "no reports or agings of the three under their limit: reports $(count reports), vgens $(count vgens);$before"
 for i in $(seq 1 60); do
 	wsr show --memcg "/est-gone$i" >/dev/null || fail "wsr show of /est-gone$i failed"
