@@ -165,7 +165,7 @@ $(LIBWSR): $(LIBWSR_OBJ)
 # only where the virtio_balloon driver is
 WSR_STATIC ?= -static
 # (linked again when the Makefile changes: its link flags are there)
-$(GUEST)/wsr: $(CLI_OBJ) $(LIBWSR) Makefile | $(GUEST)
+$(GUEST)/wsr: $(CLI_OBJ) $(LIBWSR) $(firstword $(MAKEFILE_LIST)) | $(GUEST)
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(CFLAGS) $(WSR_STATIC) -o $@ $(CLI_OBJ) $(LIBWSR) $(LIBS)
 

@@ -2,7 +2,7 @@
 # Tests of make check's own bookkeeping (vmtests/check.sh with
 # vmtests/inventory.sh): check.sh runs in a stub tree whose runners print
 # canned verdicts in a second, and must fail a run where a test could
-# otherwise vanish or pass unseen: a runner that stops early with no FAIL,
+# otherwise vanish, run twice or pass unseen: a runner that stops early with no FAIL,
 # an empty balloon test list, a renamed test, a pattern that matches
 # nothing, an empty metrics exposition, a unit test with no binary.  A
 # clean run and a restricted one pass, and a stale unit binary with no
@@ -52,7 +52,7 @@ for t in "${tests[@]:1}"; do echo "PASS $t"; done'
 	done
 	# shellcheck disable=SC2016 # the stub's own expansions
 	stub "$d/vmtests/balloon-test.sh" 'set -f
-all="balloon_works balloon_works_on_debug_only"
+all="balloon_works balloon_works_on_debug_only balloon_queues_agree_with_x"
 if [ "${1:-}" = --list ]; then [ -n "${STUB_EMPTY_LIST:-}" ] || printf "%s\n" $all; exit 0; fi
 n=0
 for t in $all; do
@@ -128,6 +128,7 @@ dir=$(dirname "$0")/../tests/guest
 	host-fuzz/f_one
 	host-balloon-debug/balloon_works_on_debug_only
 	host-balloon-stock/balloon_works
+	host-balloon/balloon_queues_agree_with_x
 	host-balloon/balloon_works
 	host-libvirt/v_one
 	host-qmp/q_one
@@ -175,8 +176,8 @@ lane() {
 	running=$((running + 1))
 }
 
-change="" lane check a_clean_run_of_every_listed_test_passes 0 '^30 passed, 0 failed$'
-change="" lane check one_lane_runs_every_listed_test_too 0 '^30 passed, 0 failed$' -- WSR_CHECK_LANES=1
+change="" lane check a_clean_run_of_every_listed_test_passes 0 '^31 passed, 0 failed$'
+change="" lane check one_lane_runs_every_listed_test_too 0 '^31 passed, 0 failed$' -- WSR_CHECK_LANES=1
 change="" lane check a_guest_panic_fails_the_run_and_shows_its_stack 1 \
 	'^FAIL guest-ours/suite-completed: wsr: kernel panic in the guest' \
 	'^    \| RIP: 0010:stuck_here' '^FAIL guest-ours/estimator_a: listed in tests/inventory, but did not run$' \
@@ -190,6 +191,9 @@ change='sed -i "/^lane_b() {/a exit 9" vmtests/check.sh' lane check a_lane_b_tha
 change='sed -i "/^lane_c() {/a exit 9" vmtests/check.sh' lane check a_lane_c_that_stops_fails_the_run 1 \
 	'^FAIL lane-c/runner: lane C exited with status 9, no test failed' \
 	'^FAIL harness/h_one: listed in tests/inventory, but did not run$' -- WSR_CHECK_LANES=3
+change='sed -i "s/\"\$DEBUG_ONLY \$LANE_C_BALLOON\"/\"\$DEBUG_ONLY\"/" vmtests/check.sh' \
+	lane check a_test_run_twice_fails_the_run 1 \
+	'^FAIL inventory/host-balloon/balloon_queues_agree_with_x: ran twice'
 change="" lane check a_restricted_run_expects_only_what_it_selects 0 '^17 passed, 0 failed$' -- \
 	WSR_TESTS=estimator_a WSR_BALLOON_TESTS=none WSR_DEBUG_TESTS=none WSR_STOCK_TESTS=none \
 	WSR_SKIP_SELFTEST=1 WSR_LIBVIRT_TESTS=none
@@ -216,7 +220,7 @@ change="" lane check an_empty_metrics_exposition_fails_the_run 1 \
 change='rm build/unit/test_b' lane check a_unit_test_not_built_fails_the_run 1 \
 	'^FAIL unit/test_b/runner: not built' '^FAIL unit/test_b/b_one: listed in tests/inventory, but did not run$'
 change='cp build/unit/test_b build/unit/test_gone' lane check a_stale_unit_binary_does_not_run 0 \
-	'^30 passed, 0 failed$'
+	'^31 passed, 0 failed$'
 change='sed -i "/^#/!d" tests/inventory' lane check an_empty_inventory_fails_the_run 1 \
 	'^FAIL inventory/list: .* lists no test$'
 change='sed -i "/^set -u/a exit 7" vmtests/inventory.sh' lane check an_inventory_check_that_stops_fails_the_run 1 \

@@ -92,8 +92,8 @@ STOCK_BALLOON_TESTS="
 # A, which times things, sets make check's pace): the balloon tests of
 # what the guest and QEMU agree on, with waits and no deadline or race
 # (the queue layouts and bin counts, 16 nodes, malformed notifications,
-# migration), wsr's fuzzed arguments (each case under a limit of 2 s, which
-# starts in 0.06 s) and the guest tests of the CLI's input, the pins,
+# migration), wsr's fuzzed arguments (each case under a limit of 10 s,
+# which starts in 0.06 s) and the guest tests of the CLI's input, the pins,
 # the maps' entries and walks
 LANE_C_BALLOON="balloon_queues_agree_with_* balloon_reports_reach_host_* balloon_working_set_with_*
 	balloon_answer_covers_every_node_* balloon_malformed_notifications_* balloon_migration_*"
@@ -112,7 +112,7 @@ results=$BUILD/results
 rm -rf "$results"
 mkdir -p "$results"
 : >"$results/meta"
-# where verdicts go: this file, or in lane B (below) a file of its own,
+# where verdicts go: this file, or in lanes B and C (below) one of their own,
 # added to it when the lane ends, so that run_runner counts only its
 # own lane's verdicts
 all=$results/all
@@ -295,11 +295,8 @@ for b in "build-kernel.sh ours" "build-kernel.sh debug" "build-qemu.sh plain" \
 	fi
 done
 
-section "host unit tests"
-run_unit_tests
-run_runner build-progress "$WSR_ROOT"/vmtests/progress-test.sh
-section "host QMP tests (QEMU working-set device, no guest)"
-run_runner host-qmp "$WSR_ROOT"/vmtests/qmp-test.sh
+# alone on the machine: each case's 0.3 s limit is wall-clock time
+# (vmtests/fuzz-host-args.sh)
 section "wsr-host's arguments fuzzed (ASan and UBSan; a stopped QEMU)"
 run_runner host-fuzz "$WSR_ROOT"/vmtests/fuzz-host-args.sh --cases "${WSR_HOST_FUZZ_CASES:-500}"
 # every balloon test's name; none is an error, not an empty section
@@ -345,8 +342,9 @@ matches() {
 	return 1
 }
 
-# By default the sections after the host's own run in three lanes at
-# once (WSR_CHECK_LANES=1: one after the other).  Lane A has the tests
+# By default the sections after the builds and wsr-host's fuzzed
+# arguments run in three lanes at once (WSR_CHECK_LANES=1: one after the
+# other).  Lane A has the host's unit tests and QMP tests, the tests
 # that time the host or the guest (balance's decisions within 150 ms,
 # deflation within 2 s, the estimator's bins on our kernel and Debian's)
 # and those that look for races between the guest's two CPUs (the knobs
@@ -373,6 +371,11 @@ matches() {
 # lane_a: the tests that time things, at the normal priority
 lane_a() {
 	local ours_balloon ours_guest stock_guest
+	section "host unit tests"
+	run_unit_tests
+	run_runner build-progress "$WSR_ROOT"/vmtests/progress-test.sh
+	section "host QMP tests (QEMU working-set device, no guest)"
+	run_runner host-qmp "$WSR_ROOT"/vmtests/qmp-test.sh
 	ours_balloon=$(balloon_tests '*' "$DEBUG_ONLY $LANE_C_BALLOON")
 	if [ -n "$ours_balloon" ]; then
 		section "host balloon tests (working-set transport, patched kernel and QEMU)"
@@ -427,7 +430,7 @@ lane_c() {
 	local ours_balloon ours_guest stock_guest
 	ours_balloon=$(balloon_tests "$LANE_C_BALLOON" "")
 	if [ -n "$ours_balloon" ]; then
-		section "host balloon tests, our kernel: the queue layouts"
+		section "host balloon tests with no clock (our kernel)"
 		run_runner host-balloon env WSR_BALLOON_TESTS="$ours_balloon" "$WSR_ROOT"/vmtests/balloon-test.sh
 	fi
 	ours_guest=$(guest_tests "${WSR_TESTS:-*}" "$LANE_C_GUEST" '')
@@ -448,7 +451,7 @@ lane_c() {
 	run_runner check "$WSR_ROOT"/vmtests/check-test.sh
 }
 
-# kill_tree PID: PID and every process under it (lane B's guests, when
+# kill_tree PID: PID and every process under it (lanes B's and C's guests, when
 # make check is interrupted)
 kill_tree() {
 	local c

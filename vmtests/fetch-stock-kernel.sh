@@ -6,7 +6,7 @@ set -eu
 . "$(dirname "$0")/lib.sh"
 
 # modules the guest needs that the cloud kernel does not build in
-MODULES="virtio_pci virtio_balloon virtio_blk lzo-rle lzo zram"
+MODULES="virtio_pci virtio_balloon virtio_blk lzo-rle lzo zram button"
 
 read -r pkg version <<<"$(stock_kernel_pkg)"
 out=$WSR_CACHE/stock-$pkg-$version-$(hash_inputs "$0")

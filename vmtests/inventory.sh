@@ -4,7 +4,8 @@
 # listed there, and a listed test that this run selects must have run:
 # a renamed test, one that dropped out of a pattern list (DEBUG_TESTS,
 # STOCK_SKIP) or a runner that stopped early fails the run instead of
-# leaving "N passed, 0 failed" with fewer tests.
+# leaving "N passed, 0 failed" with fewer tests; a test that ran twice
+# fails it too.
 #
 #   vmtests/inventory.sh RESULTS [META]
 #
@@ -82,7 +83,11 @@ while read -r n; do listed[$n]=1; done < <(grep -v '^[[:space:]]*\(#\|$\)' "$inv
 while read -r v n; do
 	case "$v" in PASS|FAIL) ;; *) continue ;; esac
 	n=${n%%:*}
-	[ -n "${is_meta[$n]:-}" ] || ran[$n]=1
+	[ -z "${is_meta[$n]:-}" ] || continue
+	# a test run twice (in two lanes, or by two sections' selections)
+	# costs its time twice, and a second verdict may hide the first's
+	[ -z "${ran[$n]:-}" ] || finding "inventory/$n" "ran twice (two selections pick it)"
+	ran[$n]=1
 done <"$results"
 
 # An override of what runs on the debug or the stock kernel may pick any

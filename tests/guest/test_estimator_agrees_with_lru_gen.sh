@@ -6,10 +6,11 @@
 wsr_start
 cg=$(make_memcg est-lrugen)
 start_workload --hot 16 --cold 48 --node 0 --cgroup "$cg" >/dev/null
-# generations a second apart: bounds far apart next to the few ms
-# between the two reads
+# generations 1.5 s apart: more than the time between the two reads
+# below (a "wsr set" and a "wsr show" under TCG), by which each
+# generation is older than its bound
 for i in 1 2 3; do
-	sleep 1
+	sleep 1.5
 	lru_gen_age "$cg" 0
 done
 lru_gen_gens "$cg" 0 >/tmp/gens

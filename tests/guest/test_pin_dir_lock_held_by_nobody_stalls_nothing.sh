@@ -65,9 +65,10 @@ QUICK_OUT=/tmp/lock-watch.out quick wsr watch &
 qw=$!
 QUICK_OUT=/tmp/lock-set.out quick wsr set report_ms 1000 &
 qs=$!
-# each prints its own FAIL line
-wait "$qw" || exit 1
-wait "$qs" || exit 1
+# each prints its own FAIL line; the other one and the holder go with
+# the test
+wait "$qw" || { kill "$qs" "$holder" 2>/dev/null; exit 1; }
+wait "$qs" || { kill "$holder" 2>/dev/null; exit 1; }
 grep -q "another process held its lock for 5000 ms" /tmp/lock-watch.out ||
 	fail "the watcher's error: $(cat /tmp/lock-watch.out)"
 grep -q "another process held its lock" /tmp/lock-set.out || fail "wsr set's error: $(cat /tmp/lock-set.out)"
