@@ -191,6 +191,7 @@ change='sed -i "/^lane_b() {/a exit 9" vmtests/check.sh' lane check a_lane_b_tha
 change='sed -i "/^lane_c() {/a exit 9" vmtests/check.sh' lane check a_lane_c_that_stops_fails_the_run 1 \
 	'^FAIL lane-c/runner: lane C exited with status 9, no test failed' \
 	'^FAIL harness/h_one: listed in tests/inventory, but did not run$' -- WSR_CHECK_LANES=3
+# shellcheck disable=SC2016 # check.sh's own text, not expanded here
 change='sed -i "s/\"\$DEBUG_ONLY \$LANE_C_BALLOON\"/\"\$DEBUG_ONLY\"/" vmtests/check.sh' \
 	lane check a_test_run_twice_fails_the_run 1 \
 	'^FAIL inventory/host-balloon/balloon_queues_agree_with_x: ran twice'
