@@ -5,10 +5,10 @@
 #
 # Guest half of balloon_reclaim_reports_keep_report_ms_with_daemon_stopped:
 # once the host has configured report_ms, the daemon is stopped; a memcg
-# held at its memory.max for 8 s must make no balloon report; then the
-# host inflates the balloon by 192 MiB; then workloads whose hot sets
-# (touched every 100 ms) add up to 64 MiB more than the memory left
-# available: global reclaim (kswapd and direct reclaim; no memcg limit)
+# held at its memory.max until 8 MiB went to swap must make no balloon
+# report; then the host inflates the balloon by 192 MiB; then workloads
+# whose hot sets (touched every 100 ms) add up to 64 MiB more than the
+# memory left available: global reclaim (kswapd and direct reclaim; no memcg limit)
 # goes on all along.  They run in 8 memcgs with no limit, so that reclaim
 # ages 8 small lruvecs per node, each on its own, rather than one large
 # one: more agings per evicted page, which a slow (debug) kernel needs.
@@ -41,9 +41,13 @@ guest_half() {
 	echo 24M >"$limited/memory.max"
 	wsr-workload --hot 40 --cold 0 --period-ms 20 --cgroup "$limited" >/dev/null &
 	w=$!
-	sleep 8
+	# until 8 MiB went to swap (a fixed 8 s before, in which a debug
+	# guest short of CPU once wrote 448 pages)
+	# shellcheck disable=SC2317 # called by wait_until
+	swapped() { [ "$(swapouts)" -gt $((k0 + 2048)) ]; }
+	wait_until 60 swapped
 	kill "$w"
-	[ "$(swapouts)" -gt $((k0 + 2048)) ] || fail "no reclaim within the memcg's limit: swap-outs $k0, then $(swapouts)"
+	swapped || fail "no reclaim within the memcg's limit in 60 s: swap-outs $k0, then $(swapouts)"
 	[ "$(ws sent)" = "$s0" ] ||
 		fail "reclaim within a memcg's limit made $(($(ws sent) - s0)) balloon reports"
 	total=$(meminfo MemTotal)
