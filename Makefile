@@ -71,12 +71,13 @@ CLI_OBJ     := $(patsubst %.c,$(OBJ)/%.o,$(wildcard loader/*.c))
 HOST_OBJ    := $(patsubst %.c,$(OBJ)/%.o,$(filter-out host/wsr-host.c,$(wildcard host/*.c)))
 UNIT_OBJ    := $(patsubst %.c,$(OBJ)/%.o,$(wildcard tests/unit/*.c))
 ALL_OBJ     := $(LIBWSR_OBJ) $(CLI_OBJ) $(HOST_OBJ) $(OBJ)/host/wsr-host.o $(UNIT_OBJ) \
-	$(OBJ)/tests/balloon/progs/kfunc_probe.o $(OBJ)/vmtests/progs/wsr-workload.o \
+	$(OBJ)/tests/balloon/progs/kfunc_probe.o $(OBJ)/tests/balloon/progs/send_hold.o \
+	$(OBJ)/vmtests/progs/wsr-workload.o \
 	$(OBJ)/vmtests/progs/wsr-nothp.o $(OBJ)/vmtests/progs/wsr-pin-foe.o \
 	$(OBJ)/vmtests/progs/wsr-compare-read.o
 
-GUEST_PROGS := $(GUEST)/wsr $(GUEST)/wsr-workload $(GUEST)/kfunc-probe $(GUEST)/wsr-pin-foe \
-	$(GUEST)/wsr-compare-read
+GUEST_PROGS := $(GUEST)/wsr $(GUEST)/wsr-workload $(GUEST)/kfunc-probe $(GUEST)/send-hold \
+	$(GUEST)/wsr-pin-foe $(GUEST)/wsr-compare-read
 GUEST_TESTS := $(wildcard tests/guest/*.sh)
 UNIT_TESTS  := $(patsubst tests/unit/%.c,$(BUILD)/unit/%,$(wildcard tests/unit/*.c))
 
@@ -116,7 +117,8 @@ $(UAPI_H): $(UAPI)/linux/virtio_balloon.h
 
 # BPF objects: the estimator's and the balloon's (bpf/), and the test-only
 # programs that call the balloon kfuncs the ways a careless or a busy
-# tracing program would (tests/balloon/progs/)
+# tracing program would, or hold the driver's send work where its removal
+# must find it (tests/balloon/progs/)
 BPF_CFLAGS = -g -O2 -Wall -Werror -target bpf -D__TARGET_ARCH_x86 $(DEPFLAGS) \
 	-Iinclude -I$(UAPI) -I$(BUILD)
 $(BUILD)/%.bpf.o: bpf/%.bpf.c $(BUILD)/vmlinux.h | $(UAPI_H)
@@ -149,6 +151,7 @@ $(OBJ)/loader/balloon-attach.o: $(BUILD)/balloon.skel.h
 $(OBJ)/host/%.o: EXTRA_CFLAGS = $(MHD_CFLAGS) -DWSR_PROG='"wsr-host"'
 $(OBJ)/tests/balloon/progs/%.o: EXTRA_CFLAGS = -I$(BUILD) -Itests/balloon/progs
 $(OBJ)/tests/balloon/progs/kfunc_probe.o: $(BUILD)/kfunc_probe.skel.h
+$(OBJ)/tests/balloon/progs/send_hold.o: $(BUILD)/send_hold.skel.h
 # unit tests see the headers of what they test
 $(OBJ)/tests/unit/%.o: EXTRA_CFLAGS = -Ibpf -Ihost $(MHD_CFLAGS) $(UNIT_DEFS)
 
@@ -177,6 +180,10 @@ $(BUILD)/wsr-host: $(OBJ)/host/wsr-host.o $(HOST_OBJ) $(LIBWSR) | $(BUILD)
 	$(Q)$(CC) $(CFLAGS) -o $@ $(filter %.o,$^) $(LIBWSR) $(JSONC_LIBS) $(MHD_LIBS) $(VIRT_LIBS)
 
 $(GUEST)/kfunc-probe: $(OBJ)/tests/balloon/progs/kfunc_probe.o | $(GUEST)
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(CFLAGS) -static -o $@ $< $(LIBS)
+
+$(GUEST)/send-hold: $(OBJ)/tests/balloon/progs/send_hold.o | $(GUEST)
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(CFLAGS) -static -o $@ $< $(LIBS)
 

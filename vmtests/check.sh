@@ -60,6 +60,7 @@ BUILD=${BUILD:-$WSR_ROOT/build}
 # device fuzz test and the rebind cycles).
 DEBUG_TESTS="
 	balloon_probe_fails_*
+	balloon_driver_removed_during_*
 	balloon_kfuncs_*
 	balloon_device_fuzz_*
 	balloon_reclaim_*
@@ -69,7 +70,7 @@ DEBUG_TESTS="
 # kernel (fault injection, lockdep), or they run on it already and the
 # module build adds nothing to them (the rebind cycles with module reloads
 # and the rest of the queue matrix stay there)
-DEBUG_ONLY="balloon_probe_fails_* balloon_kfuncs_* balloon_device_fuzz_*
+DEBUG_ONLY="balloon_probe_fails_* balloon_driver_removed_during_* balloon_kfuncs_* balloon_device_fuzz_*
 	balloon_reclaim_* balloon_broken_ws_queue_*"
 # On Debian's stock kernel with the series' virtio_balloon built by DKMS
 # (vmtests/build-dkms.sh): the driver's interfaces and lifetime where it

@@ -110,6 +110,28 @@ guest_half() {
 	}
 	[ -z "$fail_nth" ] || probe_faults
 
+	# held_sends: unbind while a failed answer's send is held where it
+	# re-arms the request work (send-hold: the ws queue's add fails by
+	# error injection, the re-arm is held 300 ms).  The removal must wait
+	# for the send and then cancel the request work it queued; one left
+	# queued runs on the freed device 500 ms later, which KASAN or ODEBUG
+	# report (send-hold waits 1 s after each unbind).  The host keeps
+	# sending requests, and the daemon answers them.
+	held_sends() {
+		local out
+		out=$(send-hold "$name" 3 300 2>&1) || fail "send-hold: $out"
+		# each unbind began while the send was held, and waited for it
+		echo "$out" | awk '/^cycle/ { n++; split($4, u, "="); if (u[2] < 150) short++ }
+			END { exit !(n == 3 && !short) }' ||
+			fail "an unbind did not wait for the held send (unbind_ms < 150): $out"
+		! dmesg | grep -qE 'BUG: KASAN|ODEBUG|BUG: unable' ||
+			fail "a removal during a held send: $(dmesg | grep -E -m 3 'BUG: KASAN|ODEBUG|BUG: unable')"
+		wait_until 30 [ "$(ws active)" = 1 ] || fail "not the active device after the held sends: $(ws_state)"
+		# last: the host's verdict passes on this mark
+		mark "HELD-SENDS $(echo "$out" | tr '\n' ' ')"
+	}
+	[ -z "$fail_nth" ] || held_sends
+
 	mem() { echo "MemFree=$(meminfo MemFree) MemAvailable=$(meminfo MemAvailable) Slab=$(meminfo Slab)"; }
 
 	i=1
@@ -229,6 +251,12 @@ test_rebind_cycles() {
 	loop=$!
 	if [ "${1:-}" = --fail-nth ] && wait_mark PROBE-FAULTS 400; then
 		echo "    | probe under fault injection: $MARK" >&2
+		if wait_mark HELD-SENDS 120; then
+			echo "    | removals during a held send: $MARK" >&2
+			also_verdict balloon_driver_removed_during_a_failed_send_cancels_its_retry
+		else
+			also_verdict balloon_driver_removed_during_a_failed_send_cancels_its_retry "$why"
+		fi
 	fi
 	[ -z "$why" ] && wait_mark CYCLES-DONE $((200 + cycles * 10))
 	touch "$stop"
@@ -250,4 +278,5 @@ test_rebind_cycles() {
 run_test balloon_driver_unbind_rebind_and_module_reload_keep_working \
 	test_rebind_cycles
 run_test balloon_probe_fails_cleanly_at_every_allocation_then_rebinds \
+	--also balloon_driver_removed_during_a_failed_send_cancels_its_retry \
 	test_rebind_cycles --fail-nth
