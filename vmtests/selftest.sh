@@ -97,12 +97,34 @@ lane() {
 # fails the run (status 123) with the report shown.  (That a clean run
 # passes, the balloon and guest tests on the debug kernel show.)  Small
 # guests: kmemleak's end-of-run scans take time in proportion to memory.
+# The leak has a guest of its own: beside the other two bugs, kmemleak
+# missed it once in ten runs (2026-12-07).  The lock inversion and the
+# use-after-free share one, without kmemleak, the inversion first (a KASAN
+# report turns lockdep off); each must be in the run's report, which
+# vmtests/run keeps whole beside the console log.
 lane expect sanitizers_catch_a_leak 123 "wsr-kmemleak: unreferenced object" \
 	--kernel debug --node-mem 256 -- insmod /host/wsr_selftest_bugs.ko bug=leak
-lane expect sanitizers_catch_a_use_after_free 123 "KASAN: use-after-free" \
-	--kernel debug --node-mem 256 -- insmod /host/wsr_selftest_bugs.ko bug=use-after-free
-lane expect sanitizers_catch_a_lock_inversion 123 "possible circular locking dependency" \
-	--kernel debug --node-mem 256 -- insmod /host/wsr_selftest_bugs.ko bug=lock-inversion
+sanitizers_catch_two() {
+	local out=$dir/two.out rc t0=$EPOCHREALTIME rep t msg m=/host/wsr_selftest_bugs.ko
+	"$RUN" --quiet --kernel debug --node-mem 256 --append kmemleak=off -- \
+		sh -c "insmod $m bug=lock-inversion && rmmod wsr_selftest_bugs && insmod $m bug=use-after-free" \
+		>"$out" 2>&1
+	rc=$?
+	rep=$(sed -n 's/^wsr: sanitizer report in the guest (.*; every report: \(.*\)):$/\1/p' "$out")
+	for t in "lock_inversion:possible circular locking dependency" \
+		"use_after_free:KASAN: use-after-free"; do
+		msg=${t#*:}
+		if [ "$rc" != 123 ]; then
+			verdict "sanitizers_catch_a_${t%%:*}" "exit status $rc, expected 123 ($(tail -n 1 "$out"))"
+		elif [ -z "$rep" ] || ! grep -aq -- "$msg" "$rep"; then
+			verdict "sanitizers_catch_a_${t%%:*}" "the report (${rep:-none named}) lacks '$msg'"
+		else
+			verdict "sanitizers_catch_a_${t%%:*}"
+		fi
+		took "sanitizers_catch_a_${t%%:*}" "$t0"
+	done
+}
+lane sanitizers_catch_two
 lane stock_boots
 # a guest that never exits: 6 s is past the harness's start of QEMU, and
 # the command never ends however far the boot got
