@@ -13,11 +13,14 @@
  *
  *   cycle N: held_ms=H unbind_ms=U failed=F
  *
- * where U is how long the unbind took: a removal that waited for the held
- * send takes about HOLD_MS.  The host must keep sending requests, and an
- * agent answering them (a failed answer is what re-arms).  Exits 1,
- * saying why on stderr, if the programs do not load, no send is held
- * within 60 s, or the device does not come back within 30 s.
+ * where U is how long the unbind took.  Each cycle must show that the
+ * removal reached ws_stop() while the send was held: ws_ready clear at
+ * the end of the hold, which ended during the unbind, after all of
+ * HOLD_MS.  The host must keep sending requests, and an agent answering
+ * them (a failed answer is what re-arms).  Exits 1, saying why on
+ * stderr, if the programs do not load, no send is held within 60 s, a
+ * cycle shows no removal during the hold, or the device does not come
+ * back within 30 s.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -38,12 +41,18 @@ static int usage(void)
 	return 2;
 }
 
-static double now_ms(void)
+/* CLOCK_MONOTONIC, as bpf_ktime_get_ns() reads it */
+static unsigned long long now_ns(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static double now_ms(void)
+{
+	return now_ns() / 1e6;
 }
 
 /* the address of the one kernel symbol NAME, or 0 */
@@ -101,10 +110,11 @@ static int wait_active(const char *dev, int secs)
 	return -1;
 }
 
-static int cycle(struct send_hold_bpf *skel, const char *dev, int n)
+static int cycle(struct send_hold_bpf *skel, const char *dev, int n, unsigned long long hold_ns)
 {
 	volatile struct send_hold_state *st = &skel->bss->state;
-	double end = now_ms() + 60e3, t0, unbind_ms;
+	double end = now_ms() + 60e3;
+	unsigned long long t0, t1;
 	int err;
 
 	st->fail = 1;
@@ -118,12 +128,22 @@ static int cycle(struct send_hold_bpf *skel, const char *dev, int n)
 			"(%llu adds failed)\n", n, (unsigned long long)st->failed);
 		return 1;
 	}
-	t0 = now_ms();
+	t0 = now_ns();
 	err = write_str(DRV "/unbind", dev);
-	unbind_ms = now_ms() - t0;
+	t1 = now_ns();
 	st->fail = 0;
 	if (err) {
 		fprintf(stderr, "send-hold: cycle %d: unbind %s: %s\n", n, dev, strerror(-err));
+		return 1;
+	}
+	/* the removal got to ws_stop() while the send was held, and waited */
+	if (st->holding || st->ready_after || st->held_ns < hold_ns ||
+	    st->hold_end_ns < t0 || st->hold_end_ns > t1) {
+		fprintf(stderr, "send-hold: cycle %d: the removal did not run into the held send: "
+			"ws_ready %s at the end of a %llu ms hold, which ended %.0f ms into a "
+			"%.0f ms unbind (holding %u)\n", n, st->ready_after ? "set" : "clear",
+			(unsigned long long)st->held_ns / 1000000,
+			((double)st->hold_end_ns - t0) / 1e6, (t1 - t0) / 1e6, st->holding);
 		return 1;
 	}
 	/* a request work the removal left queued is due 500 ms after the hold */
@@ -139,7 +159,7 @@ static int cycle(struct send_hold_bpf *skel, const char *dev, int n)
 		return 1;
 	}
 	printf("cycle %d: held_ms=%llu unbind_ms=%.0f failed=%llu\n", n,
-	       (unsigned long long)(st->held_ns / 1000000), unbind_ms,
+	       (unsigned long long)(st->held_ns / 1000000), (t1 - t0) / 1e6,
 	       (unsigned long long)st->failed);
 	fflush(stdout);
 	return 0;
@@ -174,7 +194,7 @@ int main(int argc, char **argv)
 		err = 1;
 	}
 	for (i = 1; i <= cycles && !err; i++)
-		err = cycle(skel, argv[1], i);
+		err = cycle(skel, argv[1], i, hold_ms * 1000000ULL);
 	send_hold_bpf__destroy(skel);
 	return err;
 }

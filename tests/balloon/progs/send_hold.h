@@ -8,10 +8,11 @@ struct send_hold_state {
 	__u32 fail;		/* loader: fail the ws queue's adds */
 	__u32 armed;		/* loader: hold the next re-arm (cleared then) */
 	__u32 holding;		/* a re-arm is held right now */
-	__u32 pad;
+	__u32 ready_after;	/* ws_ready at the end of the last hold */
 	__u64 failed;		/* adds failed */
 	__u64 held;		/* re-arms held */
 	__u64 held_ns;		/* how long the last one was held */
+	__u64 hold_end_ns;	/* when it ended (CLOCK_MONOTONIC) */
 };
 
 #endif /* __SEND_HOLD_H */
