@@ -115,8 +115,8 @@ guest_half() {
 	# error injection, the re-arm is held 300 ms, and each removal must
 	# reach ws_stop() during the hold).  The removal must wait for the send
 	# and then cancel the request work it queued; one left queued runs on
-	# the freed device 500 ms later, which ODEBUG (DEBUG_OBJECTS_FREE, at
-	# the free) or KASAN report (send-hold waits 1 s after each unbind).
+	# the freed device 500 ms later, which KASAN reports (send-hold waits
+	# 1 s after each unbind).
 	# The host keeps sending requests, and the daemon answers them.  Marks
 	# "HELD-SENDS ok: ..." or "HELD-SENDS failed: WHY", and carries on
 	# either way: this is another test's verdict.
