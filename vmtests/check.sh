@@ -283,7 +283,7 @@ check_exposition() {
 
 # Kernels and QEMU first, so that no test waits for a build: each is
 # cached by its inputs, and built here only when they changed.
-section "builds (debug kernel about 14 min from clean; cached by their inputs)"
+section "builds (each kernel about 7.5 min from clean, each QEMU 3-4.5; cached by their inputs)"
 for b in "build-kernel.sh ours" "build-kernel.sh debug" "build-qemu.sh plain" \
 	"build-qemu.sh asan" "build-dkms.sh"; do
 	# its progress on stderr shown, the folder it prints dropped
