@@ -128,7 +128,7 @@ guest_half() {
 			return
 		fi
 		bad=$(dmesg | sed -n '/wsr-held-sends: start/,$p' |
-			grep -E 'WARNING:|BUG:|Oops|general protection|Call Trace|UBSAN|ODEBUG|KASAN|KFENCE' |
+			grep -E "$KERNEL_REPORT_RE" |
 			head -n 3 | tr '\n' '|')
 		if [ -n "$bad" ]; then
 			mark "HELD-SENDS failed: kernel log: $bad"

@@ -67,6 +67,10 @@ follow_balloon() {
 	mark "DEFLATED MemTotal=$(meminfo MemTotal)"
 }
 
+# what a kernel report starts with (KASAN, KFENCE and ODEBUG reports come
+# as BUG: or WARNING:)
+KERNEL_REPORT_RE='WARNING:|BUG:|Oops|general protection|Call Trace|leak|list_(add|del) corruption|refcount_t:|UBSAN'
+
 # dmesg_clean: no kernel warning, bug or oops (or leak report) since the
 # script started (the boot's own warnings, e.g. about the NUMA topology QEMU
 # gives the vCPUs, are not ours).  A log that no longer holds the start
@@ -79,7 +83,7 @@ dmesg_clean() {
 			sed -n '/wsr-balloon-test: start/,$p' /tmp/dmesg-clean
 		else
 			cat /tmp/dmesg-clean
-		fi | grep -E 'WARNING:|BUG:|Oops|general protection|Call Trace|leak|list_(add|del) corruption|refcount_t:|UBSAN' |
+		fi | grep -E "$KERNEL_REPORT_RE" |
 		head -n 3 | tr '\n' '|')
 	[ -z "$bad" ] || fail "kernel log: $bad"
 }
