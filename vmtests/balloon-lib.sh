@@ -67,7 +67,8 @@ run_test() {
 	done
 	[ "$run" = 1 ] || return 0
 	why="" test_name=${names[0]} guest_n=0 G_LOG=""
-	local t0=$EPOCHREALTIME
+	local t0=$EPOCHREALTIME c0 cpu
+	children_cpu c0
 	UNFINISHED=("${names[@]}")
 	"$@"
 	rc=$?
@@ -84,8 +85,9 @@ run_test() {
 			test_verdict "$n" "not checked: ${why:-the test did not get there}"
 	done
 	# the guest's whole time, boot to power-off, is NAME's (the NAME2s
-	# shared it)
-	echo "TIME $test_name $(elapsed "$t0")"
+	# shared it), and so is the CPU its QEMU and the host's tools used
+	cpu_since "$c0" cpu
+	echo "TIME $test_name $(elapsed "$t0") $cpu"
 }
 
 # elapsed T0: seconds since T0 (an $EPOCHREALTIME), to 0.1 s

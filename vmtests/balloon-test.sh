@@ -6,7 +6,8 @@
 # scripts, transport-lib.sh the guest halves' helpers.
 #
 # Prints "PASS name" or "FAIL name: reason" per test, then "TIME name
-# SECONDS".
+# SECONDS CPU-SECONDS" (its guest's time, and the CPU it and the host's
+# side used).
 #
 #   vmtests/balloon-test.sh [--list] [--kernel ours|debug]
 #       the options and the environment (WSR_BALLOON_TESTS, ...) are

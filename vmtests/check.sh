@@ -121,15 +121,20 @@ all=$results/all
 
 # section TITLE: a section's header, with the time since make check began;
 # the section before it ends there: its time goes to $results/sections
-# ("SECONDS TITLE" lines)
-section_title="" section_t0=""
+# ("SECONDS CPU-SECONDS TITLE" lines: wall-clock time, then what its
+# processes used of the cores, which the other lanes do not stretch)
+section_title="" section_t0="" section_cpu0=""
 section() {
 	section_end
 	echo "== $* [$((SECONDS / 60))m$((SECONDS % 60))s]"
 	section_title=$* section_t0=$EPOCHREALTIME
+	children_cpu section_cpu0
 }
 section_end() {
-	[ -z "$section_title" ] || echo "$(since "$section_t0") $section_title" >>"$results/sections"
+	local cpu
+	[ -n "$section_title" ] || return 0
+	cpu_since "$section_cpu0" cpu
+	echo "$(since "$section_t0") $cpu $section_title" >>"$results/sections"
 	section_title=""
 }
 
@@ -152,24 +157,28 @@ record_meta() {
 }
 
 # record_lines PREFIX: turn "PASS name" / "FAIL name: reason" lines into
-# records, and "TIME name SECONDS" into a line "SECONDS PREFIX/name" of
-# $results/times; other lines are shown indented
+# records, and "TIME name SECONDS [CPU-SECONDS]" into a line "SECONDS
+# PREFIX/name [CPU-SECONDS]" of $results/times; other lines are shown
+# indented
 record_lines() {
-	local verdict rest
+	local verdict rest name wall cpu
 	while read -r verdict rest; do
 		case "$verdict" in
 		PASS) record "$1/${rest%%:*}" PASS ;;
 		FAIL) record "$1/${rest%%:*}" FAIL "${rest#*: }" ;;
-		TIME) record_time "$1/${rest% *}" "${rest##* }" ;;
+		TIME)
+			read -r name wall cpu <<<"$rest"
+			record_time "$1/$name" "$wall" "$cpu" ;;
 		*) echo "    | $verdict $rest" ;;
 		esac
 	done
 }
 
-# record_time NAME SECONDS: NAME took SECONDS
+# record_time NAME SECONDS [CPU-SECONDS]: NAME took SECONDS, and used
+# CPU-SECONDS of the cores (when its runner measured them)
 record_time() {
-	echo "$2 $1" >>"$results/times"
-	echo "    | $1 took $2 s"
+	echo "$2 $1${3:+ $3}" >>"$results/times"
+	echo "    | $1 took $2 s${3:+ ($3 s of CPU)}"
 }
 
 # run_runner PREFIX CMD...: record CMD's verdicts under PREFIX.  A runner
@@ -192,7 +201,7 @@ run_runner() {
 # the unit tests are tests/unit/*.c, each built as $BUILD/unit/NAME: a
 # binary left behind by a removed source is not run
 run_unit_tests() {
-	local src t t0
+	local src t t0 c0 cpu
 	for src in "$WSR_ROOT"/tests/unit/*.c; do
 		t=$BUILD/unit/$(basename "$src" .c)
 		if [ ! -x "$t" ]; then
@@ -200,8 +209,10 @@ run_unit_tests() {
 			continue
 		fi
 		t0=$EPOCHREALTIME
+		children_cpu c0
 		run_runner "unit/${t##*/}" "$t"
-		record_time "unit/${t##*/}" "$(since "$t0")" >/dev/null
+		cpu_since "$c0" cpu
+		record_time "unit/${t##*/}" "$(since "$t0")" "$cpu" >/dev/null
 	done
 }
 
@@ -533,9 +544,9 @@ echo "== done [$((SECONDS / 60))m$((SECONDS % 60))s]"
 # where the time went: each section, then the slowest tests (a balloon
 # test's time is its guest's, boot to power-off; a unit test's is its
 # binary's)
-echo "time per section (s; $results/sections):"
+echo "time per section (s, then s of CPU; $results/sections):"
 sed 's/^/  /' "$results/sections"
-echo "slowest tests (s; all in $results/times):"
+echo "slowest tests (s, then s of CPU where measured; all in $results/times):"
 sort -rn "$results/times" 2>/dev/null | head -n 15 | sed 's/^/  /'
 # every test that ran is in tests/inventory, and every one there that
 # the patterns select ran

@@ -14,6 +14,31 @@ WSR_CACHE=${WSR_CACHE:-/var/tmp/wsr-cache}
 JOBS=${JOBS:-$(($(nproc) + 1))}
 
 log() { echo "wsr: $*" >&2; }
+
+# children_cpu VAR: set VAR to the CPU time, in ticks of 1/100 s (Linux's
+# USER_HZ), of this shell's children that it has waited for (and theirs):
+# the user and system time of /proc/PID/stat (fields 16 and 17).  Sets a
+# variable, prints nothing: in a command substitution $BASHPID is a
+# subshell, whose children are not the caller's.  Two readings around a
+# piece of work give what it cost the machine, whatever the other lanes
+# did to its wall-clock time.
+children_cpu() {
+	local _stat
+	_stat=$(</proc/"$BASHPID"/stat)
+	_stat=${_stat##*) }
+	# shellcheck disable=SC2086 # the fields, split on purpose
+	set -- "$1" $_stat
+	printf -v "$1" %s $((${15} + ${16}))
+}
+
+# cpu_since TICKS VAR: set VAR to the seconds, to 0.1 s, of children_cpu
+# since TICKS
+cpu_since() {
+	local _now
+	children_cpu _now
+	_now=$(((_now - $1 + 5) / 10))
+	printf -v "$2" %d.%d $((_now / 10)) $((_now % 10))
+}
 die() { echo "wsr: error: $*" >&2; exit 1; }
 
 # progress_start, progress_stop: what a long build shows while it runs
