@@ -50,7 +50,7 @@ shellcheck_self_tests() {
 	printf '# shellcheck shell=sh\nls "$1"\n' >"$r/lib.sh"
 	cp "$r/bin/planted" "$r/build/ignored.sh"
 	tail -n 1 "$r/bin/planted" >"$r/notes.txt"
-	out=$("$WSR_ROOT"/vmtests/shellcheck.sh --root "$r")
+	out=$("$WSR_ROOT"/vmtests/shellcheck.sh --root "$r" --no-cache)
 	found=$(sed -n 's/^[A-Z]* shellcheck\/\([^:]*\).*/\1/p' <<<"$out" | tr '\n' ' ')
 	if [ "$found" = "bin/clean bin/planted lib.sh " ]; then
 		verdict shellcheck_finds_shell_files_by_name_and_shebang
@@ -61,6 +61,27 @@ shellcheck_self_tests() {
 	expect shellcheck_catches_a_planted_finding "$out" \
 		'^PASS shellcheck/bin/clean$' \
 		"^FAIL shellcheck/bin/planted: .*line $(($(wc -l <"$r/bin/clean") + 2)) SC2086 "
+	shellcheck_keeps_findings "$r"
+}
+
+# The findings that shellcheck.sh keeps, in a cache of the test's own: the same
+# files give what was kept (a finding added to it shows), a changed file
+# is checked again (the planted one, made clean, passes)
+shellcheck_keeps_findings() {
+	local r=$1 name=shellcheck_keeps_findings_until_a_file_changes kept out
+	local sc=("$WSR_ROOT"/vmtests/shellcheck.sh --root "$r")
+	WSR_CACHE=$tmp/sc-cache "${sc[@]}" >/dev/null
+	kept=("$tmp"/sc-cache/shellcheck/*)
+	[ -f "${kept[0]}" ] || { verdict "$name" "no findings kept in $tmp/sc-cache/shellcheck"; return; }
+	echo 'bin/clean:1:1: warning: a finding that only the kept ones hold [SC9999]' >>"${kept[0]}"
+	out=$(WSR_CACHE=$tmp/sc-cache "${sc[@]}")
+	if ! grep -q '^FAIL shellcheck/bin/clean: .*SC9999' <<<"$out"; then
+		verdict "$name" "the same files ran shellcheck again, not the kept findings: $(tr '\n' '|' <<<"$out")"
+		return
+	fi
+	cp "$r/bin/clean" "$r/bin/planted"
+	out=$(WSR_CACHE=$tmp/sc-cache "${sc[@]}")
+	expect "$name" "$out" '^PASS shellcheck/bin/clean$' '^PASS shellcheck/bin/planted$'
 }
 
 # plant SERIES: copies SERIES' first patch as it is and with trailing
