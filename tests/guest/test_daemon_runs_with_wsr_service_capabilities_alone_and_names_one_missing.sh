@@ -46,6 +46,16 @@ without() { echo "$2" | tr ' ' '\n' | grep -vx "$1" | tr '\n' ' '; }
 has() { case " $2 " in *" $1 "*) return 0 ;; esac; return 1; }
 said() { grep -q "$1" /tmp/caps.log; }
 gone() { ! kill -0 "$D" 2>/dev/null; }
+# told: TOLD, what the daemon said, and its status if it has exited (a
+# daemon died without a word once in make check: "did not load: " and
+# nothing more).  Not printed: the status is this shell's to wait for.
+told() {
+	TOLD=$(tr '\n' '|' </tmp/caps.log)
+	if gone; then
+		wait "$D"
+		TOLD="$TOLD(exited with status $?)"
+	fi
+}
 loaded_or_gone() { said "loaded and pinned" || gone; }
 # status FIELD: the daemon's /proc status field (the first word of its value)
 status() { awk -v f="$1:" '$1 == f { print $2 }' "/proc/$D/status"; }
@@ -77,7 +87,7 @@ module=0
 
 # ---- the unit's set ----
 daemon "$caps"
-said "loaded and pinned" || fail "the daemon with $caps did not load: $(tr '\n' '|' </tmp/caps.log)"
+said "loaded and pinned" || { told; fail "the daemon with $caps did not load: $TOLD"; }
 if [ "$(status CapEff)" != "$(status CapBnd)" ] || [ "$(status CapPrm)" != "$(status CapBnd)" ]; then
 	fail "the daemon's capabilities: effective $(status CapEff), permitted $(status CapPrm), bounding $(status CapBnd)"
 fi
@@ -115,7 +125,7 @@ for c in $caps; do
 		# runs unlocked: mlockall(MCL_FUTURE) under the locked-memory
 		# limit would fail its next allocations (the kernel's BTF)
 		daemon "$(without "$c" "$caps")"
-		said "loaded and pinned" || fail "without $c the daemon did not load: $(tr '\n' '|' </tmp/caps.log)"
+		said "loaded and pinned" || { told; fail "without $c the daemon did not load: $TOLD"; }
 		said "not locked in memory.*$c" || fail "without $c, no word of it: $(tr '\n' '|' </tmp/caps.log)"
 		[ "$(status VmLck)" = 0 ] || fail "without $c, $(status VmLck) kB locked"
 		;;
@@ -126,7 +136,7 @@ for c in $caps; do
 			continue
 		fi
 		daemon "$(without "$c" "$caps")"
-		said "loaded and pinned" || fail "without $c the estimator did not load: $(tr '\n' '|' </tmp/caps.log)"
+		said "loaded and pinned" || { told; fail "without $c the estimator did not load: $TOLD"; }
 		wait_until 20 said "cannot load the balloon programs.*$c" ||
 			fail "without $c, no word of it: $(tr '\n' '|' </tmp/caps.log)"
 		! said "balloon programs attached" || fail "the balloon's programs attached without $c"
