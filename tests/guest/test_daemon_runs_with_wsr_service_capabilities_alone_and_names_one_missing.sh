@@ -46,9 +46,8 @@ without() { echo "$2" | tr ' ' '\n' | grep -vx "$1" | tr '\n' ' '; }
 has() { case " $2 " in *" $1 "*) return 0 ;; esac; return 1; }
 said() { grep -q "$1" /tmp/caps.log; }
 gone() { ! kill -0 "$D" 2>/dev/null; }
-# told: TOLD, what the daemon said, and its status if it has exited (a
-# daemon died without a word once in make check: "did not load: " and
-# nothing more).  Not printed: the status is this shell's to wait for.
+# told: TOLD, what the daemon said, and its status if it has exited.  Not
+# printed: the status is this shell's to wait for.
 told() {
 	TOLD=$(tr '\n' '|' </tmp/caps.log)
 	if gone; then
@@ -67,6 +66,10 @@ daemon() {
 	local l
 	l=$(setpriv_list "$1")
 	wsr unload 2>/dev/null
+	# emptied here, not only by the daemon's redirection: until a child
+	# slow to start (make check's load) had opened it, the last daemon's
+	# "loaded and pinned" was read as this one's
+	: >/tmp/caps.log
 	# shellcheck disable=SC2086 # $nnp: one option or none
 	"$setpriv" --bounding-set "$l" --inh-caps "$l" --ambient-caps "$l" $nnp -- \
 		wsr daemon --interval-ms 500 >/tmp/caps.log 2>&1 &
