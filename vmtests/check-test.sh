@@ -188,6 +188,9 @@ change='sed -i "/^lane_b() {/a exit 9" vmtests/check.sh' lane check a_lane_b_tha
 	'^FAIL lane-b/runner: lane B exited with status 9, no test failed' \
 	'^FAIL host-balloon-debug/balloon_works_on_debug_only: listed in tests/inventory, but did not run$' -- \
 	WSR_CHECK_LANES=3
+change='sed -i "/^lane_a() {/a exit 9" vmtests/check.sh' lane check a_lane_a_that_stops_fails_the_run 1 \
+	'^FAIL lane-a/runner: lane A exited with status 9' \
+	'^FAIL build-progress/p_two: listed in tests/inventory, but did not run$' -- WSR_CHECK_LANES=3
 change='sed -i "/^lane_c() {/a exit 9" vmtests/check.sh' lane check a_lane_c_that_stops_fails_the_run 1 \
 	'^FAIL lane-c/runner: lane C exited with status 9, no test failed' \
 	'^FAIL harness/h_one: listed in tests/inventory, but did not run$' -- WSR_CHECK_LANES=3

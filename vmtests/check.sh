@@ -534,10 +534,14 @@ case "$lanes" in
 	# in a subshell of its own: lanes B and C are this shell's children,
 	# and their CPU time, counted when they end, would go to lane A's
 	# section of the time (children_cpu)
+	# (set -u's abort there ends the subshell, not make check: said here)
 	(
 		lane_a
 		section_end
 	)
+	lane_a_rc=$?
+	[ "$lane_a_rc" = 0 ] ||
+		record_meta lane-a/runner "lane A exited with status $lane_a_rc: the tests after where it stopped did not run"
 	echo "== lane A ended at $((SECONDS / 60))m$((SECONDS % 60))s"
 	end_lane b "${lane_pids[0]}"
 	end_lane c "${lane_pids[1]}"
