@@ -20,6 +20,36 @@
 # limit, as in the balloon reclaim test
 # (balloon_reclaim_reports_keep_report_ms_with_daemon_stopped.sh), so
 # that reclaim ages several small lruvecs.
+
+# deflate_trace_start: trace the balloon driver's size work (queued, run,
+# done) in the kernel's own clock, so that a slow deflation can say whether
+# the work waited for a worker or ran slowly (best effort: a kernel without
+# tracefs or kallsyms just gives no figures)
+deflate_trace_start() {
+	local t=/sys/kernel/tracing addr e
+	addr=$(awk '$3 == "update_balloon_size_func" { print $1; exit }' /proc/kallsyms)
+	[ -n "$addr" ] && [ "$addr" != 0000000000000000 ] && [ -d "$t/events/workqueue" ] || return 0
+	echo 0 >"$t/tracing_on"
+	: >"$t/trace"
+	for e in workqueue_queue_work workqueue_execute_start workqueue_execute_end; do
+		echo "function == 0x$addr" >"$t/events/workqueue/$e/filter" &&
+			echo 1 >"$t/events/workqueue/$e/enable"
+	done
+	echo 1 >"$t/tracing_on"
+}
+
+# deflate_trace_summary: "work=RUNS/WAITMAX/RUNMAX/SPAN" from the trace:
+# the size work's runs, its longest wait from queued to running and its
+# longest run (ms), and the time from its first queueing to its last end
+deflate_trace_summary() {
+	awk '{ for (i = 1; i < NF; i++) if ($i ~ /^[0-9]+\.[0-9]+:$/) break
+		t = substr($i, 1, length($i) - 1) * 1000; e = $(i + 1) }
+		e == "workqueue_queue_work:" { if (q == "") q = t; if (first == "") first = t; next }
+		e == "workqueue_execute_start:" { if (q != "" && t - q > w) w = t - q; q = ""; s = t; next }
+		e == "workqueue_execute_end:" && s != "" { n++; if (t - s > r) r = t - s; last = t; s = "" }
+		END { printf "work=%d/%d/%d/%d\n", n, w, r, last - first }' /sys/kernel/tracing/trace 2>/dev/null
+}
+
 guest_half() {
 	# shellcheck source=../guest/lib.sh
 	. /wsr/bin/tests/lib.sh
@@ -55,6 +85,7 @@ guest_half() {
 	# after them, under their pressure, it came later than the first
 	# reclaim report, which the host then did not count (make check,
 	# 2026-12-07: "no reclaim report under pressure", the guest deflated)
+	deflate_trace_start
 	mark "PRESSURE-START sent=$(ws sent) MemTotal=$squeezed hot=8x${per}MiB"
 	sleep 1
 	pids=""
@@ -64,7 +95,7 @@ guest_half() {
 		pids="$pids $!"
 	done
 	wait_until 20 mem_at_least MemTotal $((squeezed + 32768)) && sleep 3
-	mark "PRESSURE-END sent=$(ws sent) MemTotal=$(meminfo MemTotal)"
+	mark "PRESSURE-END sent=$(ws sent) MemTotal=$(meminfo MemTotal) $(deflate_trace_summary)"
 	# shellcheck disable=SC2086 # the pids, one word each
 	kill $pids
 }
@@ -147,7 +178,7 @@ test_balance_deflates_under_pressure() {
 # socket OBS
 balance_under_pressure() {
 	local obs=$1 port=$((20000 + RANDOM % 20000)) watcher bal poller t_r fault
-	local ok a0 a1 t_start watch=() vm=()
+	local ok a0 a1 t_start end_mark="" watch=() vm=()
 	shift
 	while [ "$1" != -- ]; do watch+=("$1"); shift; done
 	shift
@@ -178,7 +209,7 @@ balance_under_pressure() {
 			sleep 0.1
 		done ) >"$tmp/actual" &
 		poller=$!
-		wait_mark PRESSURE-END 60
+		wait_mark PRESSURE-END 60 && end_mark=${MARK#*PRESSURE-END }
 		kill "$poller"
 		wait "$poller" 2>/dev/null
 	fi
@@ -209,8 +240,8 @@ balance_under_pressure() {
 	OK*) read -r _ ok a0 a1 <<<"$fault"
 		echo "    | deflated from $a0 to $a1 MiB $ok s after the reclaim report;" \
 			"$(grep -c 'action=set' "$tmp/decisions") targets set," \
-			"$(grep -c 'reason=deflate-reclaim' "$tmp/decisions") on reclaim" >&2 ;;
-	*) bad "$fault; decisions: $(grep 'action=set' "$tmp/decisions" | tail -n 3 | cut -c1-160 | tr '\n' '|')" ;;
+			"$(grep -c 'reason=deflate-reclaim' "$tmp/decisions") on reclaim; guest: $end_mark" >&2 ;;
+	*) bad "$fault; guest: $end_mark; decisions: $(grep 'action=set' "$tmp/decisions" | tail -n 3 | cut -c1-160 | tr '\n' '|')" ;;
 	esac
 	guest_done 120
 }
