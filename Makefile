@@ -252,7 +252,10 @@ $(BUILD)/unit/test_host_client: $(OBJ)/host/client.o $(OBJ)/host/qmp.o $(BUILD)/
 $(OBJ)/tests/unit/test_host_client.o: UNIT_DEFS = -DWSR_HOST_BIN='"$(abspath $(BUILD)/wsr-host)"'
 $(BUILD)/unit/test_host_balance: $(HOST_OBJ)
 $(BUILD)/unit/test_host_metrics: $(OBJ)/host/metrics.o
-$(BUILD)/unit/test_host_policy: $(OBJ)/host/policy.o $(OBJ)/host/costaware.o $(OBJ)/host/senpai.o
+$(BUILD)/unit/test_host_policy: $(OBJ)/host/policy.o $(OBJ)/host/costaware.o $(OBJ)/host/senpai.o \
+	$(OBJ)/host/baselines.o
+$(BUILD)/unit/test_host_baselines: $(OBJ)/host/baselines.o $(OBJ)/host/hostmem.o \
+	$(OBJ)/host/policy.o $(OBJ)/host/costaware.o $(OBJ)/host/senpai.o
 $(BUILD)/unit/test_host_senpai: $(OBJ)/host/senpai.o
 
 # The DKMS package's folder (a copy to put in a guest's /usr/src), the

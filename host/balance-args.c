@@ -90,7 +90,19 @@ static void usage(FILE *f)
 "                below --floor-mib, nor, on a guest that cannot swap, below\n"
 "                what working-set would keep\n"
 "  available     keep --available-pct of RAM available (MemAvailable from\n"
-"                the balloon stats), as oVirt MOM; no working set\n"
+"                the balloon stats); no working set\n"
+"  mom           oVirt MOM's balloon.rules: every 10 s, while the host's\n"
+"                free memory (MemFree + Buffers + Cached, a mean of 10\n"
+"                samples 5 s apart) is under 20% of its total, each guest\n"
+"                shrinks by 5% of its size, not below what it uses (size\n"
+"                less MemFree) plus a free share that falls with the\n"
+"                host's; otherwise each ballooned guest grows by 5%\n"
+"  proxmox       Proxmox VE's auto-ballooning: every 10 s, the host aims\n"
+"                at --host-target-pct of its memory used, and the change\n"
+"                (none within 10 MiB) is shared out among the guests by\n"
+"                their room above --floor-mib, at most 100 MiB a guest;\n"
+"                guests short of free memory grow first, those with free\n"
+"                memory shrink first\n"
 "  none          never set a target (reports and metrics only)\n"
 "\n"
 "knobs (default):\n"
@@ -111,6 +123,12 @@ static void usage(FILE *f)
 "  --pressure-us US       stall per 30 s that backs pressure off and holds\n"
 "                         working-set's inflation (10000)\n"
 "  --pressure-tick-ms MS  pressure: Senpai's tick (5000; 6 ticks an interval)\n"
+"  --host-target-pct P    proxmox: % of the host's memory it aims to use (80)\n"
+"  --host-budget-mib N    mom, proxmox: the host has N MiB for its guests,\n"
+"                         not /proc/meminfo's total (a committed host)\n"
+"  --host-used-file PATH  with --host-budget-mib: what is used of it, bytes,\n"
+"                         the file's first word (the guests' cgroup's\n"
+"                         memory.current); without: the guests' sizes\n"
 "  --intervals LIST       the guest's bins, as wsr-host config (1000,5000,\n"
 "                         10000,60000: working-set-bins=5; T should be one)\n"
 "  --refresh-ms MS        the guest's refresh_ms: its data at most this old;\n"
@@ -241,7 +259,8 @@ int balance_parse_args(int argc, char **argv, struct balance_cfg *c)
 {
 	enum { O_IDLE = 256, O_HEAD, O_MARGIN, O_HOLD, O_STEP, O_FLOOR, O_AGE, O_PCT,
 	       O_IVALS, O_REFRESH, O_REPORT, O_REQ, O_TICK, O_STATS, O_RECON, O_DRY, O_EXIT,
-	       O_QMPTO, O_FOREIGN, O_IDLE_MIN, O_IDLE_MAX, O_SLO, O_PRESS, O_PTICK };
+	       O_QMPTO, O_FOREIGN, O_IDLE_MIN, O_IDLE_MAX, O_SLO, O_PRESS, O_PTICK,
+	       O_HTARGET, O_HBUDGET, O_HUSED };
 	static const struct option opts[] = {
 		{ "vm", required_argument, NULL, 'v' },
 		{ "connect", required_argument, NULL, 'C' },
@@ -275,6 +294,9 @@ int balance_parse_args(int argc, char **argv, struct balance_cfg *c)
 		{ "slo-ppm", required_argument, NULL, O_SLO },
 		{ "pressure-us", required_argument, NULL, O_PRESS },
 		{ "pressure-tick-ms", required_argument, NULL, O_PTICK },
+		{ "host-target-pct", required_argument, NULL, O_HTARGET },
+		{ "host-budget-mib", required_argument, NULL, O_HBUDGET },
+		{ "host-used-file", required_argument, NULL, O_HUSED },
 		{ 0 },
 	};
 	/* MiB knobs up to 1 TiB, ms ones a week: the most the device takes */
@@ -312,7 +334,7 @@ int balance_parse_args(int argc, char **argv, struct balance_cfg *c)
 		case 'p':
 			if (policy_kind_parse(optarg, &k->kind))
 				e = bad("--policy", optarg,
-					"none, available, working-set or pressure");
+					"none, available, working-set, pressure, mom or proxmox");
 			break;
 		case 'm':
 			if (metrics_parse_addr(optarg, addr, &alen))
@@ -357,6 +379,13 @@ int balance_parse_args(int argc, char **argv, struct balance_cfg *c)
 		case O_SLO: e = num(optarg, "--slo-ppm", 1, 1000000, 1, &k->slo_ppm); break;
 		case O_PRESS: e = num(optarg, "--pressure-us", 1, 60000000, 1, &k->pressure_us); break;
 		case O_PTICK: e = num(optarg, "--pressure-tick-ms", 100, 3600000, 1, &k->pressure_tick_ms); break;
+		case O_HTARGET: e = num(optarg, "--host-target-pct", 1, 100, 1, &k->host_target_pct); break;
+		case O_HBUDGET: e = num(optarg, "--host-budget-mib", 1, tb, MIB, &c->host_budget); break;
+		case O_HUSED:
+			if (!*optarg)
+				e = bad("--host-used-file", optarg, "a file's path");
+			c->host_used_file = optarg;
+			break;
 		default: usage(stderr); return 2;
 		}
 	}
@@ -376,6 +405,10 @@ int balance_parse_args(int argc, char **argv, struct balance_cfg *c)
 				c->vms[i].name);
 			return 2;
 		}
+	if (c->host_used_file && !c->host_budget) {
+		err_msg("balance: --host-used-file needs --host-budget-mib (try --help)");
+		return 2;
+	}
 	if (k->idle_min_ms > k->idle_max_ms) {
 		err_msg("balance: --idle-min-ms %llu is above --idle-max-ms %llu (try --help)",
 			(unsigned long long)k->idle_min_ms, (unsigned long long)k->idle_max_ms);

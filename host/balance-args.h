@@ -38,6 +38,9 @@ struct balance_cfg {
 	const char *device;		/* the balloon's QOM path */
 	const char *metrics;		/* ADDR:PORT, or NULL */
 	const char *connect;		/* libvirt's URI for the --domain VMs, or NULL */
+	/* mom and proxmox: the host's memory for its guests, 0: /proc/meminfo's */
+	__u64 host_budget;
+	const char *host_used_file;	/* what is used of it, or NULL: the guests' sizes */
 	int json;
 	int dry_run;			/* decide and log, send no balloon command */
 	enum balance_on_exit on_exit;

@@ -29,6 +29,7 @@
 #include "libwsr.h"
 #include "balance-args.h"
 #include "client.h"
+#include "hostmem.h"
 #include "metrics.h"
 #include "virt.h"
 
@@ -139,6 +140,8 @@ struct vm {
 	int found;			/* found by the listing (not a --vm or --domain) */
 	int listed;			/* in the listing being read */
 	int removed;			/* let go: a free slot */
+
+	__u64 plan;			/* proxmox: the host round's target, 0 none */
 };
 
 static const struct balance_cfg *cfg;
@@ -154,6 +157,17 @@ static volatile sig_atomic_t stop;
 static int exiting;
 static sigset_t unblocked;		/* the signal mask while waiting */
 static unsigned int exit_failed;	/* deflations on exit that did not happen */
+/*
+ * The host as mom and proxmox see it: its free memory's moving mean
+ * (MOM's StatAvg, a sample every 5 s), its total, and the next sample
+ * (proxmox: the next round); a read that failed is said once
+ */
+static struct {
+	struct mom_avg free;
+	__u64 total;
+	double next_sample;
+	char err[160];
+} host;
 
 static double wall_s(void)
 {
@@ -671,9 +685,13 @@ static void vm_decide(struct vm *v)
 		/* a balloon queued and not sent yet is the target the decision builds on */
 		.target = queued ? v->balloon_to : v->target,
 		.report = v->have_report ? &v->report : NULL, .report_ms = v->report_ms,
-		.new_report = cfg->k.kind == POLICY_AVAILABLE ? v->new_stats : v->new_report,
+		.new_report = cfg->k.kind == POLICY_AVAILABLE || cfg->k.kind == POLICY_MOM ?
+			      v->new_stats : v->new_report,
 		.stats = v->have_stats ? &v->stats : NULL, .stats_ms = v->stats_ms,
 		.unseen_reclaims = v->unseen_reclaims,
+		.host_free_pct = host.free.n && host.total ?
+				 mom_avg_get(&host.free) / (double)host.total : -1,
+		.plan = v->plan,
 	};
 	struct policy_decision d;
 
@@ -693,6 +711,7 @@ static void vm_decide(struct vm *v)
 		snprintf(d.reason, sizeof(d.reason), "foreign-target");
 	} else {
 		policy_decide(&v->k, &v->st, &in, &d);
+		v->plan = 0;
 		v->new_report = v->new_stats = 0;
 		v->unseen_reclaims = 0;
 	}
@@ -902,6 +921,101 @@ static void on_signal(int sig)
 }
 
 /*
+ * The host's memory: /proc/meminfo, or --host-budget-mib with what is used
+ * of it from --host-used-file, or else the sum of the guests' sizes.  0,
+ * -1 on a failed read (said once), 1 when a guest's size is not known yet.
+ */
+static int host_read(struct host_mem *h)
+{
+	char err[sizeof(host.err)] = "";
+	unsigned int i;
+	int e = 0;
+
+	if (!cfg->host_budget) {
+		e = hostmem_read_meminfo(h, err, sizeof(err));
+	} else if (cfg->host_used_file) {
+		h->total = cfg->host_budget;
+		e = hostmem_read_bytes(cfg->host_used_file, &h->used, err, sizeof(err));
+	} else {
+		/*
+		 * a VM that is down counts at its full size (it comes back
+		 * so); none is known before every VM's size was read once
+		 */
+		h->total = cfg->host_budget;
+		for (h->used = 0, i = 0; i < cfg->nr_vms; i++) {
+			const struct vm *v = &vms[i];
+
+			if (v->removed)
+				continue;
+			if (!v->ram)
+				return 1;
+			h->used += v->state == VM_UP && v->actual ? v->actual : full_size(v);
+		}
+	}
+	if (e && strcmp(err, host.err))
+		err_msg("balance: the host's memory: %s", err);
+	snprintf(host.err, sizeof(host.err), "%s", err);
+	return e ? -1 : 0;
+}
+
+/*
+ * proxmox: pvestatd's round, every 10 s: the host's goal shared out among
+ * the VMs that are up with a balloon, each VM's share its plan, decided
+ * on at once
+ */
+static void host_round(const struct host_mem *h)
+{
+	struct pve_vm pv[BALANCE_MAX_VMS];
+	unsigned int at[BALANCE_MAX_VMS], n = 0, i;
+	__u64 res[BALANCE_MAX_VMS];
+	long long goal = pve_goal(h->total, h->used, (unsigned int)cfg->k.host_target_pct);
+
+	for (i = 0; i < cfg->nr_vms; i++) {
+		struct vm *v = &vms[i];
+
+		if (v->removed || v->state != VM_UP || !v->actual || !v->ram || v->foreign_until)
+			continue;
+		pv[n] = (struct pve_vm){
+			.balloon = v->actual, .balloon_min = v->k.floor, .maxmem = full_size(v),
+			.freemem = v->have_stats ? v->stats.free : -1, .shares = 1000,
+		};
+		at[n++] = i;
+	}
+	pve_alg1(pv, n, goal, PVE_MAX_CHANGE, res);
+	for (i = 0; i < n; i++)
+		if (res[i]) {
+			vms[at[i]].plan = res[i];
+			vms[at[i]].pending = 1;
+		}
+}
+
+/* the host's sample (mom) and round (proxmox) when due; the next in *@next */
+static void host_step(double *next)
+{
+	enum policy_kind kind = cfg->k.kind;
+	double now = now_ms();
+	struct host_mem h;
+	int r;
+
+	if ((kind != POLICY_MOM && kind != POLICY_PROXMOX) || exiting)
+		return;
+	if (now >= host.next_sample) {
+		r = host_read(&h);
+		/* a guest's size not known yet: again at the next tick */
+		host.next_sample = now + (r > 0 ? (double)cfg->tick_ms :
+					  kind == POLICY_MOM ? MOM_SAMPLE_MS : BASELINE_ROUND_MS);
+		if (!r) {
+			host.total = h.total;
+			mom_avg_add(&host.free, h.total > h.used ? (double)(h.total - h.used) : 0);
+			if (kind == POLICY_PROXMOX)
+				host_round(&h);
+		}
+	}
+	if (host.next_sample < *next)
+		*next = host.next_sample;
+}
+
+/*
  * One turn of the loop: what is due, one poll() (until the next thing is
  * due, the metrics server's time-out, or @max_ms), then what it found.
  * -1 when poll() fails.
@@ -913,6 +1027,7 @@ static int turn(struct pollfd *pfd, struct metrics_server *ms, double max_ms)
 	unsigned int i, n = 0, at[BALANCE_MAX_VMS];
 	int timeout, mt;
 
+	host_step(&next);
 	for (i = 0; i < cfg->nr_vms; i++)
 		if (!vms[i].removed)
 			vm_step(&vms[i], &next);
@@ -1037,6 +1152,7 @@ int cmd_balance(int argc, char **argv)
 	stop = 0;
 	exiting = 0;
 	exit_failed = 0;
+	memset(&host, 0, sizeof(host));
 	cfg_vms = &c;
 	/* room for what the listing adds, a metrics server and the listing */
 	vms = calloc(BALANCE_MAX_VMS, sizeof(*vms));

@@ -40,6 +40,8 @@ void policy_knobs_default(struct policy_knobs *k)
 	/* oomd Senpai's defaults: 10 ms of stall per interval of 6 ticks of 5 s */
 	k->pressure_us = 10000;
 	k->pressure_tick_ms = 5000;
+	/* pvenode's ballooning-target: 80% of the host's memory used */
+	k->host_target_pct = 80;
 }
 
 static const char *const kind_names[] = {
@@ -47,6 +49,8 @@ static const char *const kind_names[] = {
 	[POLICY_AVAILABLE] = "available",
 	[POLICY_WORKING_SET] = "working-set",
 	[POLICY_PRESSURE] = "pressure",
+	[POLICY_MOM] = "mom",
+	[POLICY_PROXMOX] = "proxmox",
 };
 
 int policy_kind_parse(const char *s, enum policy_kind *kind)
@@ -63,7 +67,7 @@ int policy_kind_parse(const char *s, enum policy_kind *kind)
 
 const char *policy_kind_name(enum policy_kind kind)
 {
-	return kind <= POLICY_PRESSURE ? kind_names[kind] : "?";
+	return kind <= POLICY_PROXMOX ? kind_names[kind] : "?";
 }
 
 __u64 ws_report_hot(const struct ws_report *r, __u64 idle_ms)
@@ -471,6 +475,82 @@ static void decide_available(const struct policy_knobs *k, struct policy_state *
 	move_to(k, st, in, clamp(k, in, d->want), in->new_report, in->now_ms - in->stats_ms, 0, d);
 }
 
+/*
+ * mom: balloon.rules every BASELINE_ROUND_MS on the guest's samples, one
+ * every MOM_SAMPLE_MS of fresh stats (MOM's guest monitor), the host's
+ * free memory averaged by the caller.  Between rounds the last round's
+ * outcome stands (a kept target is logged once, not every round).
+ */
+static void decide_mom(const struct policy_knobs *k, struct policy_state *st,
+		       const struct policy_input *in, struct policy_decision *d)
+{
+	__u64 cur = in->target ? in->target : in->actual, t;
+	struct mom_guest g;
+	const char *why;
+
+	if (cur >= top(k, in) + POLICY_MIN_CHANGE) {
+		set(d, top(k, in), "max");
+		return;
+	}
+	if (!in->stats || in->stats->free < 0 || in->now_ms - in->stats_ms > (double)k->max_age_ms) {
+		keep(d, "no-stats");
+		return;
+	}
+	if (in->new_report && in->now_ms >= st->mom_next_sample_ms) {
+		mom_avg_add(&st->mom_cur, (double)in->actual);
+		mom_avg_add(&st->mom_unused, (double)in->stats->free);
+		st->mom_next_sample_ms = in->now_ms + MOM_SAMPLE_MS;
+	}
+	if (in->host_free_pct < 0) {
+		keep(d, "no-host");
+		return;
+	}
+	if (in->now_ms < st->mom_next_round_ms || !st->mom_cur.n) {
+		keep(d, st->mom_last[0] ? st->mom_last : "wait-data");
+		return;
+	}
+	st->mom_next_round_ms = in->now_ms + BASELINE_ROUND_MS;
+	g = (struct mom_guest){
+		.balloon_cur = in->actual, .avg_cur = mom_avg_get(&st->mom_cur),
+		.avg_unused = mom_avg_get(&st->mom_unused), .balloon_min = clamp(k, in, 0),
+		.balloon_max = top(k, in),
+	};
+	t = mom_rule(&g, in->host_free_pct, &why);
+	d->want = t;
+	if (!t) {
+		snprintf(st->mom_last, sizeof(st->mom_last), "steady");
+		keep(d, st->mom_last);
+		return;
+	}
+	st->mom_last[0] = 0;
+	set(d, clamp(k, in, t), why);
+}
+
+/*
+ * proxmox: the host's round (balance, every BASELINE_ROUND_MS) shared the
+ * host's goal out among the VMs; this VM's share is @in->plan.
+ */
+static void decide_proxmox(const struct policy_knobs *k, const struct policy_input *in,
+			   struct policy_decision *d)
+{
+	__u64 cur = in->target ? in->target : in->actual, t;
+
+	if (cur >= top(k, in) + POLICY_MIN_CHANGE) {
+		set(d, top(k, in), "max");
+		return;
+	}
+	if (!in->plan) {
+		keep(d, "steady");
+		return;
+	}
+	t = clamp(k, in, in->plan);
+	d->want = in->plan;
+	if (t == cur)
+		keep(d, "steady");
+	else
+		set(d, t, t > cur ? "pve-grow" : "pve-shrink");
+}
+
 void policy_decide(const struct policy_knobs *k, struct policy_state *st,
 		   const struct policy_input *in, struct policy_decision *d)
 {
@@ -488,6 +568,12 @@ void policy_decide(const struct policy_knobs *k, struct policy_state *st,
 		break;
 	case POLICY_PRESSURE:
 		decide_pressure(k, st, in, d);
+		break;
+	case POLICY_MOM:
+		decide_mom(k, st, in, d);
+		break;
+	case POLICY_PROXMOX:
+		decide_proxmox(k, in, d);
 		break;
 	default:
 		keep(d, "none");

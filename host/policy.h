@@ -14,6 +14,7 @@
 
 #include "wsr.h"
 #include "senpai.h"
+#include "baselines.h"
 
 struct ws_bin {
 	__u64 idle_le_ms;	/* pages idle for at most this long (the last bin: any) */
@@ -62,6 +63,8 @@ enum policy_kind {
 	POLICY_AVAILABLE,	/* stats only, as oVirt MOM */
 	POLICY_WORKING_SET,	/* the working set */
 	POLICY_PRESSURE,	/* oomd's Senpai on the guest's stall (senpai.h) */
+	POLICY_MOM,		/* oVirt MOM's balloon.rules (baselines.h) */
+	POLICY_PROXMOX,		/* Proxmox VE's auto-ballooning (baselines.h) */
 };
 
 /* the knobs; policy_knobs_default() documents the defaults (docs/policies.md too) */
@@ -82,10 +85,11 @@ struct policy_knobs {
 	/* pressure, and working-set's hold on inflation: stall per 30 s aimed at */
 	__u64 pressure_us;
 	__u64 pressure_tick_ms;	/* pressure: Senpai's tick */
+	__u64 host_target_pct;	/* proxmox: % of the host's memory it aims to use */
 };
 
 void policy_knobs_default(struct policy_knobs *k);
-/* "none", "available", "working-set", "pressure" -> 0 and *kind, or -1 */
+/* "none", "available", "working-set", "pressure", "mom", "proxmox" -> 0 and *kind, or -1 */
 int policy_kind_parse(const char *s, enum policy_kind *kind);
 const char *policy_kind_name(enum policy_kind kind);
 
@@ -121,6 +125,10 @@ struct policy_state {
 	int sp_started;
 	double next_tick_ms;
 	int sp_from_stats;	/* its stall total is the fallback from the stats */
+	/* mom: the guest's samples (MOM's StatAvg), its next sample and round */
+	struct mom_avg mom_cur, mom_unused;
+	double mom_next_sample_ms, mom_next_round_ms;
+	char mom_last[16];	/* the last round's outcome, kept between rounds */
 };
 
 /* what one decision sees */
@@ -144,6 +152,14 @@ struct policy_input {
 	 * (the header's reclaim_seq jumped by more than one)
 	 */
 	unsigned int unseen_reclaims;
+	/*
+	 * the host-gated baselines: mom, the host's free memory as a share
+	 * of its total (MOM's StatAvg("mem_free") / mem_available; < 0
+	 * unknown); proxmox, the target this VM's share of the host's round
+	 * gave it (0: none this round)
+	 */
+	double host_free_pct;
+	__u64 plan;
 };
 
 enum policy_action {

@@ -28,15 +28,20 @@
 #
 # usage: vmtests/balance-bench.sh [--runs N] [--secs S] [--policies LIST]
 #                                 [--set LIST] [--ref-runs N] [--out DIR]
+#                                 [--host-budget-mib N]
 #   --runs N        runs per policy (2)
 #   --secs S        each guest's workload time (300); a run is S + ~60 s
 #   --policies LIST space-separated, from none-nofpr, none, available,
-#                   working-set and pressure (the default: all that
-#                   build/wsr-host knows)
+#                   working-set, pressure, mom and proxmox (the default:
+#                   all that build/wsr-host knows)
 #   --set LIST      which sets of guests: "1", "2" or "1 2" (the default)
 #   --ref-runs N    none-nofpr runs in the first N rounds only (1)
 #   --out DIR       where runs and plots go (build/balance-bench)
 #   --length        print how many minutes these options take, and exit
+#   --host-budget-mib N  the host balance's mom and proxmox see: N MiB for
+#                   the four guests, used as their sizes sum (without it,
+#                   this machine's /proc/meminfo, where a 24 GiB host with
+#                   4 GiB of guests never has them act)
 set -eu
 . "$(dirname "$0")/lib.sh"
 
@@ -46,6 +51,7 @@ usage() { sed -n '/^# usage:/,/^set -eu/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
 OVERHEAD=60
 host=$WSR_ROOT/build/wsr-host
 runs=2 secs=300 policies="" sets="1 2" ref_runs=1 out=$WSR_ROOT/build/balance-bench length=0
+budget=()
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--runs) runs=${2:?}; shift 2 ;;
@@ -55,6 +61,7 @@ while [ $# -gt 0 ]; do
 	--ref-runs) ref_runs=${2:?}; shift 2 ;;
 	--out) out=${2:?}; shift 2 ;;
 	--length) length=1; shift ;;
+	--host-budget-mib) budget=(--host-budget-mib "${2:?}"); shift 2 ;;
 	-h|--help) usage; exit 0 ;;
 	*) usage >&2; die "unknown option '$1'" ;;
 	esac
@@ -62,9 +69,11 @@ done
 case "$runs$secs$ref_runs" in *[!0-9]*|"") die "--runs, --secs and --ref-runs take whole numbers" ;; esac
 [ "$secs" -ge 120 ] || die "--secs must be at least 120 (the workloads take a minute to set up)"
 { [ -x "$host" ] && [ -x "$WSR_ROOT/build/wsr-nothp" ]; } || die "no $host or build/wsr-nothp: run make all first"
-# the policies this wsr-host knows (pressure comes with issue 28)
+# the policies this wsr-host knows
 known="none available working-set"
-"$host" balance --policy pressure 2>&1 | grep -q -- "--policy 'pressure'" || known+=" pressure"
+for p in pressure mom proxmox; do
+	"$host" balance --policy "$p" 2>&1 | grep -q -- "--policy '$p'" || known+=" $p"
+done
 [ -n "$policies" ] || policies="none-nofpr $known"
 for p in $policies; do
 	case " none-nofpr $known " in *" $p "*) ;; *) die "unknown policy '$p' (this wsr-host knows: none-nofpr $known)" ;; esac
@@ -182,7 +191,8 @@ one_run() {
 	[ "$n" -lt 300 ] || log "$policy: not every guest started within 300 s"
 	local bpolicy=$policy
 	[ "$policy" != none-nofpr ] || bpolicy=none
-	"$host" balance --policy "$bpolicy" "${vmargs[@]}" --metrics "127.0.0.1:$PORT" --json \
+	"$host" balance --policy "$bpolicy" "${vmargs[@]}" ${budget[@]+"${budget[@]}"} \
+		--metrics "127.0.0.1:$PORT" --json \
 		>"$dir/decisions.jsonl" 2>"$dir/balance.err" &
 	bal=$!
 	# every 2 s: balance's metrics, and each QEMU's cgroup usage and Pss

@@ -1170,6 +1170,56 @@ static const char *test_endless(void)
 	return finish(err ? err : endless());
 }
 
+
+/*
+ * proxmox on a committed host: two 512 MiB guests on a budget of 1000
+ * MiB aimed at 80%: a goal of -224 MiB; both short of free memory (8
+ * MiB), so both shrink by 100 MiB, the most a round
+ */
+static const char *proxmox_shares_the_goal(void)
+{
+	ASSERT_TRUE(serve_until(4000, both_set), "a target on both in 4 s (a %u, b %u)",
+		    vm[0].balloons, vm[1].balloons);
+	serve_until(500, NULL);
+	ASSERT_EQ(vm[0].last_balloon, RAM - 100 * MIB, "a's target");
+	ASSERT_EQ(vm[1].last_balloon, RAM - 100 * MIB, "b's target");
+	ASSERT_EQ(vm[0].balloons, 1, "one move a round");
+	ASSERT_HAS_SUBSTR(file_text("out"), "vm=a policy=proxmox action=set reason=pve-shrink",
+			  "a's decision");
+	return NULL;
+}
+
+/*
+ * mom on a committed host: 2 x 512 MiB on 1060 MiB is 3.4% free, under
+ * MOM's critical 5%: each guest goes to what it uses (504 MiB) less 1.6%
+ * of its size
+ */
+static const char *mom_squeezes_on_a_critical_host(void)
+{
+	ASSERT_TRUE(serve_until(4000, both_set), "a target on both in 4 s (a %u, b %u)",
+		    vm[0].balloons, vm[1].balloons);
+	serve_until(500, NULL);
+	/* 504 MiB less (5% - 3.4%) of 512 MiB: 495.8 */
+	ASSERT_LT(vm[0].last_balloon, 496 * MIB, "a's target");
+	ASSERT_GT(vm[0].last_balloon, 495 * MIB, "a's target");
+	ASSERT_EQ(vm[0].balloons, 1, "one move a round");
+	ASSERT_HAS_SUBSTR(file_text("out"), "vm=b policy=mom action=set reason=mom-shrink",
+			  "b's decision");
+	return NULL;
+}
+
+static const char *test_host_gated_baselines(void)
+{
+	const char *err = start(NULL, NULL, 0, "--policy", "proxmox", "--host-budget-mib", "1000",
+				NULL);
+
+	err = finish(err ? err : proxmox_shares_the_goal());
+	if (err)
+		return err;
+	err = start(NULL, NULL, 0, "--policy", "mom", "--host-budget-mib", "1060", NULL);
+	return finish(err ? err : mom_squeezes_on_a_critical_host());
+}
+
 static const char *test_bad_input_refused(void)
 {
 	static const char *const bad[][4] = {
@@ -1190,10 +1240,13 @@ static const char *test_bad_input_refused(void)
 		{ "balance", "--vm", "a=/x", "--slo-ppm" },
 		{ "balance", "--vm", "a=/x", "--pressure-tick-ms" },
 		{ "balance", "--vm", "a=/x", "--idle-max-ms" },
+		{ "balance", "--vm", "a=/x", "--host-target-pct" },
+		{ "balance", "--vm", "a=/x", "--host-budget-mib" },
+		{ "balance", "--vm", "a=/x", "--host-used-file" },
 	};
 	static const char *const val[] = { NULL, NULL, "workingset", NULL, "0", "host:80",
 					   "squeeze", "0", NULL, NULL, NULL, NULL, NULL, NULL,
-					   "0", "50", "5000" };
+					   "0", "50", "5000", "101", "0", "/tmp/used" };
 	unsigned int i;
 
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
@@ -1254,6 +1307,8 @@ static const struct {
 	{ "balance_leaves_a_vm_alone_whose_target_was_set_elsewhere", test_foreign, 0 },
 	{ "balance_metrics_flood_leaves_a_reconnecting_vm_managed_and_a_scrape_served",
 	  test_metrics_flood, 0 },
+	{ "balance_runs_mom_and_proxmox_on_a_committed_hosts_budget",
+	  test_host_gated_baselines, 0 },
 };
 #define NR_TESTS (sizeof(tests) / sizeof(tests[0]))
 
