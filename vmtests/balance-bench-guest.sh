@@ -29,10 +29,12 @@
 #   H  a hot set that changes phase: 128 MiB X hot, at SECS/3 a second
 #      128 MiB Y hot and X idle (stopped, still resident), at 2*SECS/3 X
 #      hot again and Y idle
-# usage: balance-bench-guest.sh ROLE SECS
+# usage: balance-bench-guest.sh ROLE SECS [DAEMON]
+#   DAEMON 1 (the default) starts wsr's daemon; 0 leaves the guest as a
+#   host without wsr has it: no BPF program, no map, no daemon
 # shellcheck source=../tests/guest/lib.sh
 . /wsr/bin/tests/lib.sh
-role=$1 secs=$2
+role=$1 secs=$2 daemon=${3:-1}
 export LD_LIBRARY_PATH=/host/lib
 
 # memcg_count FILE KEY: a memcg counter
@@ -58,9 +60,11 @@ else
 	{ mkswap /dev/vdb >/dev/null && swapon /dev/vdb; } || fail "no swap on /dev/vdb"
 fi
 echo 0x0003 >/sys/kernel/mm/lru_gen/enabled
-wsr daemon 2>/tmp/daemon.log &
-wait_until 60 grep -q "serving the balloon" /tmp/daemon.log ||
-	fail "the daemon does not serve the balloon: $(tr '\n' ' ' </tmp/daemon.log)"
+if [ "$daemon" = 1 ]; then
+	wsr daemon 2>/tmp/daemon.log &
+	wait_until 60 grep -q "serving the balloon" /tmp/daemon.log ||
+		fail "the daemon does not serve the balloon: $(tr '\n' ' ' </tmp/daemon.log)"
+fi
 
 # speed: the workload's --stats-s lines as BENCH lines
 speed() {

@@ -12,13 +12,17 @@
 # The measure is host memory.  Each guest's QEMU runs alone in a memory
 # cgroup that the bench makes (under the bench's own) and removes; its
 # swap and scratch disks bypass the host's page cache (cache=none), so
-# what the guest swaps out is not counted back in; and it runs without
-# transparent huge pages (vmtests/progs/wsr-nothp.c says why).  Every 2 s the bench
+# what the guest swaps out is not counted back in; and it runs with the
+# host's transparent huge pages, as any host's QEMU does (--no-thp: without,
+# vmtests/progs/wsr-nothp.c says what changes).  Every 2 s the bench
 # records each QEMU's cgroup usage, its Pss, and, from balance's
 # metrics, the balloon's actual size.  Every policy runs with free page
 # reporting (free-page-reporting=on, guests reporting 2 MiB blocks), as
 # on a modern host; "none-nofpr" is none without it, the baseline of
-# "saved": its host memory minus the policy's.
+# "saved": its host memory minus the policy's.  Only the policies that
+# read wsr's reports (working-set, pressure) have wsr's daemon in their
+# guests: a baseline's guests are guests without wsr, so working-set
+# carries its own cost.
 #
 # Per run it keeps, in OUT/setS/POLICY-N/: each guest's console (A.log
 # ...), balance's decisions (decisions.jsonl) and the 2-s samples
@@ -28,7 +32,7 @@
 #
 # usage: vmtests/balance-bench.sh [--runs N] [--secs S] [--policies LIST]
 #                                 [--set LIST] [--ref-runs N] [--out DIR]
-#                                 [--host-budget-mib N]
+#                                 [--host-budget-mib N] [--no-thp]
 #   --runs N        runs per policy (2)
 #   --secs S        each guest's workload time (300); a run is S + ~60 s
 #   --policies LIST space-separated, from none-nofpr, none, available,
@@ -38,6 +42,9 @@
 #   --ref-runs N    none-nofpr runs in the first N rounds only (1)
 #   --out DIR       where runs and plots go (build/balance-bench)
 #   --length        print how many minutes these options take, and exit
+#   --no-thp        QEMU without transparent huge pages (build/wsr-nothp);
+#                   by default the host's THP settings hold, as on any
+#                   host (each run records them and uname -r in host.txt)
 #   --host-budget-mib N  the host balance's mom and proxmox see: N MiB for
 #                   the four guests, used as their sizes sum (without it,
 #                   this machine's /proc/meminfo, where a 24 GiB host with
@@ -51,7 +58,7 @@ usage() { sed -n '/^# usage:/,/^set -eu/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
 OVERHEAD=60
 host=$WSR_ROOT/build/wsr-host
 runs=2 secs=300 policies="" sets="1 2" ref_runs=1 out=$WSR_ROOT/build/balance-bench length=0
-budget=()
+budget=() nothp=()
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--runs) runs=${2:?}; shift 2 ;;
@@ -62,6 +69,7 @@ while [ $# -gt 0 ]; do
 	--out) out=${2:?}; shift 2 ;;
 	--length) length=1; shift ;;
 	--host-budget-mib) budget=(--host-budget-mib "${2:?}"); shift 2 ;;
+	--no-thp) nothp=(--no-thp); shift ;;
 	-h|--help) usage; exit 0 ;;
 	*) usage >&2; die "unknown option '$1'" ;;
 	esac
@@ -166,6 +174,17 @@ one_run() {
 	mkdir -p "$dir"
 	props=working-set=on,working-set-bins=5
 	[ "$policy" = none-nofpr ] || props+=,free-page-reporting=on
+	# wsr's daemon only where the policy reads its reports: a baseline's
+	# guest is one with no wsr in it, and working-set carries its cost
+	local daemon=0
+	case "$policy" in working-set|pressure) daemon=1 ;; esac
+	{
+		echo "uname=$(uname -r)"
+		echo "thp_enabled=$(cat /sys/kernel/mm/transparent_hugepage/enabled)"
+		echo "thp_defrag=$(cat /sys/kernel/mm/transparent_hugepage/defrag)"
+		echo "qemu_thp=$([ ${#nothp[@]} = 0 ] && echo host || echo off)"
+		echo "guest_daemon=$daemon"
+	} >"$dir/host.txt"
 	for vm in "${vms[@]}"; do
 		truncate -s 1G "$dir/$vm.swap"
 		local cg=$cgparent/wsr-bench-$$-$vm
@@ -175,9 +194,9 @@ one_run() {
 		"$WSR_ROOT"/vmtests/run --kernel ours --nodes 1 --node-mem 1024 --quiet \
 			--timeout $((secs + 400)) --log "$dir/$vm.log" --qmp "$dir/$vm.qmp" \
 			--balloon "$props" --append page_reporting.page_reporting_order=9 \
-			--disk-cache none --cgroup "$cg" --no-thp --dir "$tmp/guest" \
+			--disk-cache none --cgroup "$cg" ${nothp[@]+"${nothp[@]}"} --dir "$tmp/guest" \
 			--qemu-arg -drive --qemu-arg "file=$dir/$vm.swap,if=virtio,format=raw,cache=none" \
-			-- sh /host/balance-bench-guest.sh "$vm" "$secs" >"$dir/$vm.out" 2>&1 &
+			-- sh /host/balance-bench-guest.sh "$vm" "$secs" "$daemon" >"$dir/$vm.out" 2>&1 &
 		pids+=($!)
 		vmargs+=(--vm "$vm=$dir/$vm.qmp")
 		logs+=("$dir/$vm.log")
