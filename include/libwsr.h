@@ -166,6 +166,11 @@ int wsr_json_add_null(struct json_object *obj, const char *key);
  * it (readers must take it as a 64-bit integer; jq and JavaScript round it).
  */
 struct json_object *wsr_json_u64(__u64 v);
+/*
+ * A string, every byte that starts no valid UTF-8 sequence replaced by
+ * U+FFFD: a memcg's name is any bytes, JSON's text is UTF-8
+ */
+struct json_object *wsr_json_string(const char *s);
 
 /*
  * @v with @decimals digits after the point, written as printf's "%.*f"

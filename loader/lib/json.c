@@ -74,12 +74,68 @@ struct json_object *wsr_hist_json(__u32 node, const struct wsr_hist *h)
 	return built(o, err);
 }
 
+/* the length of the valid UTF-8 sequence at @s (RFC 3629), 0 if none */
+static size_t utf8_len(const unsigned char *s)
+{
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		return (s[1] & 0xc0) == 0x80 ? 2 : 0;
+	if (s[0] >= 0xe0 && s[0] <= 0xef) {
+		/* no overlong forms (e0 below a0), no surrogates (ed above 9f) */
+		if ((s[1] & 0xc0) != 0x80 || (s[0] == 0xe0 && s[1] < 0xa0) ||
+		    (s[0] == 0xed && s[1] > 0x9f))
+			return 0;
+		return (s[2] & 0xc0) == 0x80 ? 3 : 0;
+	}
+	if (s[0] >= 0xf0 && s[0] <= 0xf4) {
+		/* no overlong forms (f0 below 90), nothing past U+10FFFF */
+		if ((s[1] & 0xc0) != 0x80 || (s[0] == 0xf0 && s[1] < 0x90) ||
+		    (s[0] == 0xf4 && s[1] > 0x8f))
+			return 0;
+		return (s[2] & 0xc0) == 0x80 && (s[3] & 0xc0) == 0x80 ? 4 : 0;
+	}
+	return 0;
+}
+
+struct json_object *wsr_json_string(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t i = 0, n = 0, len = strlen(s), l;
+	struct json_object *o;
+	char *t;
+
+	/*
+	 * json-c writes the bytes it was given, and JSON is UTF-8: a byte
+	 * that starts no valid sequence becomes U+FFFD (3 bytes), as
+	 * decoders that replace do, so that a parser that checks takes it
+	 */
+	t = malloc(len * 3 + 1);
+	if (!t)
+		return NULL;
+	while (i < len) {
+		l = utf8_len(p + i);
+		if (l) {
+			memcpy(t + n, p + i, l);
+			n += l;
+			i += l;
+		} else {
+			memcpy(t + n, "\xef\xbf\xbd", 3);
+			n += 3;
+			i++;
+		}
+	}
+	o = json_object_new_string_len(t, (int)n);
+	free(t);
+	return o;
+}
+
 struct json_object *wsr_report_json(const char *memcg, __u32 node, const struct wsr_report *r)
 {
 	struct json_object *o = json_object_new_object();
 	int err;
 
-	err = wsr_json_add(o, "memcg", json_object_new_string(memcg)) |
+	err = wsr_json_add(o, "memcg", wsr_json_string(memcg)) |
 	      wsr_json_add(o, "seq", wsr_json_u64(r->seq)) |
 	      wsr_json_add(o, "time_ns", wsr_json_u64(r->time_ns)) |
 	      wsr_json_add(o, "cause", json_object_new_string(wsr_cause_name(r->cause))) |

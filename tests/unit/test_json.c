@@ -105,6 +105,45 @@ static const char *memcg_path_with_quotes_and_controls_round_trips(void)
 	return NULL;
 }
 
+/*
+ * A memcg's name is any bytes: invalid UTF-8 (a stray continuation byte,
+ * a lead byte cut short, an overlong form, a surrogate, past U+10FFFF)
+ * prints as U+FFFD, one per byte, and a parser that checks UTF-8 takes it
+ */
+static const char *memcg_path_with_invalid_utf8_prints_valid_json(void)
+{
+	static const char *const paths[][2] = {
+		{ "/a\xff" "b", "/a\xef\xbf\xbd" "b" },
+		{ "/\xc3(x", "/\xef\xbf\xbd(x" },
+		{ "/\xc0\x80", "/\xef\xbf\xbd\xef\xbf\xbd" },
+		{ "/\xed\xa0\x80", "/\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd" },
+		{ "/\xf4\x90\x80\x80", "/\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd" },
+		{ "/ok\xe2\x82\xac\xf0\x9f\x98\x80", "/ok\xe2\x82\xac\xf0\x9f\x98\x80" },
+		{ "/end\xe2\x82", "/end\xef\xbf\xbd\xef\xbf\xbd" },
+	};
+	struct json_tokener *tok;
+	struct json_object *o, *v;
+	unsigned int i;
+	char *out;
+
+	for (i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
+		out = printed(wsr_report_json(paths[i][0], 0, &rep));
+		ASSERT_OK_PTR(out, "path %u printed", i);
+		tok = json_tokener_new();
+		ASSERT_OK_PTR(tok, "a tokener");
+		json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
+		o = json_tokener_parse_ex(tok, out, (int)strlen(out) - 1);
+		ASSERT_OK_PTR(o, "path %u printed, parsed as UTF-8 (%s): %s", i,
+			      json_tokener_error_desc(json_tokener_get_error(tok)), out);
+		ASSERT_TRUE(json_object_object_get_ex(o, "memcg", &v), "path %u: its memcg", i);
+		ASSERT_STREQ(json_object_get_string(v), paths[i][1], "path %u read back", i);
+		json_object_put(o);
+		json_tokener_free(tok);
+		free(out);
+	}
+	return NULL;
+}
+
 /* 9223372036854775807 as the seed prints it, read back as an int64, not a double */
 static const char *catch_all_bound_is_an_exact_integer(void)
 {
@@ -160,6 +199,8 @@ static const struct unit_test tests[] = {
 	{ "json_report_prints_as_before", report_prints_as_before },
 	{ "json_histogram_without_swap_says_anon_is_not_reclaimable",
 	  histogram_without_swap_says_anon_is_not_reclaimable },
+	{ "json_memcg_path_with_invalid_utf8_prints_valid_json",
+	  memcg_path_with_invalid_utf8_prints_valid_json },
 	{ "json_memcg_path_with_quotes_and_controls_round_trips",
 	  memcg_path_with_quotes_and_controls_round_trips },
 	{ "json_catch_all_bound_is_an_exact_integer", catch_all_bound_is_an_exact_integer },
