@@ -5,6 +5,7 @@
  * (the balloon object is loaded and pinned by balloon-attach.c; show
  * prints in balloon-show.c).
  */
+#define _GNU_SOURCE	/* ppoll() */
 #include <errno.h>
 #include <poll.h>
 #include <stdio.h>
@@ -141,8 +142,10 @@ static void log_balloon_config(const char *dir)
 		(unsigned long long)wsr_balloon_read_u64(dir, "report_ms"));
 }
 
-void balloon_serve(struct balloon_watch *w, int timeout_ms)
+void balloon_serve(struct balloon_watch *w, int timeout_ms, const sigset_t *wait_mask)
 {
+	struct timespec ts = { .tv_sec = timeout_ms / 1000,
+			       .tv_nsec = timeout_ms % 1000 * 1000000L };
 	struct pollfd pfd[2];
 	__u64 v[2];
 	int i;
@@ -150,7 +153,7 @@ void balloon_serve(struct balloon_watch *w, int timeout_ms)
 	/* detached ("wsr balloon detach"): requests wait for an attach */
 	if (!wsr_balloon_attached(pin_dir) || (w->fd[0] < 0 && balloon_rewatch(w))) {
 		balloon_unwatch(w);
-		poll(NULL, 0, timeout_ms);
+		ppoll(NULL, 0, &ts, wait_mask);
 		return;
 	}
 	for (i = 0; i < 2; i++) {
@@ -170,7 +173,7 @@ void balloon_serve(struct balloon_watch *w, int timeout_ms)
 	w->seen[1] = v[1];
 	for (i = 0; i < 2; i++)
 		pfd[i] = (struct pollfd){ .fd = w->fd[i], .events = POLLPRI };
-	poll(pfd, 2, timeout_ms);
+	ppoll(pfd, 2, &ts, wait_mask);
 }
 
 static int do_balloon(int argc, char **argv)

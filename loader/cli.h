@@ -108,7 +108,13 @@ struct balloon_watch {
 	int fd[2];		/* requests, configs: poll()able */
 	__u64 seen[2];		/* their values when last looked at */
 };
-void balloon_serve(struct balloon_watch *w, int timeout_ms);
+/*
+ * Wait up to @timeout_ms for the device's next request or configuration
+ * (answering one made meanwhile first), with the signal mask @wait_mask:
+ * the daemon keeps SIGTERM and SIGINT blocked but while it waits here,
+ * so that a stop is never taken between its check and the wait.
+ */
+void balloon_serve(struct balloon_watch *w, int timeout_ms, const sigset_t *wait_mask);
 void balloon_unwatch(struct balloon_watch *w);
 
 /* balloon-show.c: "wsr balloon show [--json]"; -1 when out of memory */

@@ -5,6 +5,7 @@
  * reached.  The programs keep working without it.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -251,6 +252,7 @@ static int do_daemon(int argc, char **argv)
 {
 	struct balloon_watch bw = { .fd = { -1, -1 } };
 	__u64 interval_ms = 1000, walk_steps = WSR_MAX_WALK_STEPS, period_ms, balloon_ms;
+	sigset_t stops, old_mask, wait_mask;
 	struct wsr_stats logged = {};
 	bool seed_aging = false, claimed = false;
 	struct wsr_err err;
@@ -294,6 +296,18 @@ static int do_daemon(int argc, char **argv)
 	if (balloon_kfuncs() && !wsr_balloon_attached(pin_dir) && !balloon_attach(true))
 		info_msg("balloon programs attached");
 	period_ms = interval_ms;
+	/*
+	 * A stop is taken only while the loop waits (balloon_serve()):
+	 * one that came between the check of exiting and a wait of a whole
+	 * period (an hour at most) would otherwise wait that long
+	 */
+	sigemptyset(&stops);
+	sigaddset(&stops, SIGINT);
+	sigaddset(&stops, SIGTERM);
+	sigprocmask(SIG_BLOCK, &stops, &old_mask);
+	wait_mask = old_mask;
+	sigdelset(&wait_mask, SIGINT);
+	sigdelset(&wait_mask, SIGTERM);
 	while (!exiting) {
 		/*
 		 * Unloaded, or loaded again by another daemon: these are not
@@ -337,8 +351,9 @@ static int do_daemon(int argc, char **argv)
 				period_ms = balloon_ms / 2 > WSR_BACKGROUND_MIN_MS ?
 					    balloon_ms / 2 : WSR_BACKGROUND_MIN_MS;
 		}
-		balloon_serve(&bw, period_ms);
+		balloon_serve(&bw, period_ms, &wait_mask);
 	}
+	sigprocmask(SIG_SETMASK, &old_mask, NULL);
 	if (claimed)
 		balloon_claim(0, 0);
 	balloon_unwatch(&bw);
