@@ -29,12 +29,15 @@
 #   H  a hot set that changes phase: 128 MiB X hot, at SECS/3 a second
 #      128 MiB Y hot and X idle (stopped, still resident), at 2*SECS/3 X
 #      hot again and Y idle
-# usage: balance-bench-guest.sh ROLE SECS [DAEMON]
+# usage: balance-bench-guest.sh ROLE SECS [DAEMON [LINGER]]
 #   DAEMON 1 (the default) starts wsr's daemon; 0 leaves the guest as a
 #   host without wsr has it: no BPF program, no map, no daemon
+#   LINGER  seconds the workloads keep their memory after BENCH-END
+#           (BENCH-LINGER says so), while the host reclaims the QEMU's
+#           cgroup to see what of it the host can reuse (0)
 # shellcheck source=../tests/guest/lib.sh
 . /wsr/bin/tests/lib.sh
-role=$1 secs=$2 daemon=${3:-1}
+role=$1 secs=$2 daemon=${3:-1} linger=${4:-0}
 export LD_LIBRARY_PATH=/host/lib
 
 # memcg_count FILE KEY: a memcg counter
@@ -179,6 +182,10 @@ echo "BENCH-END role=$role oom_kill=$(memcg_count memory.events oom_kill)" \
 	"refault_file=$(memcg_count memory.stat workingset_refault_file)" \
 	"killed=$(dmesg | grep -c 'Killed process')"
 echo "BENCH-SWAP $(tr -s ' \t' ' ' </proc/swaps | tail -n +2 | tr '\n' ';')"
+if [ "$linger" -gt 0 ]; then
+	echo "BENCH-LINGER role=$role secs=$linger"
+	sleep "$linger"
+fi
 killall -CONT wsr-workload 2>/dev/null
 killall wsr-workload redis-server 2>/dev/null
 exit 0

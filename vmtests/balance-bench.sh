@@ -32,16 +32,19 @@
 #
 # usage: vmtests/balance-bench.sh [--runs N] [--secs S] [--policies LIST]
 #                                 [--set LIST] [--ref-runs N] [--out DIR]
-#                                 [--host-budget-mib N] [--no-thp]
+#                                 [--host-budget-mib N] [--no-thp] [--seed N]
 #   --runs N        runs per policy (2)
 #   --secs S        each guest's workload time (300); a run is S + ~60 s
 #   --policies LIST space-separated, from none-nofpr, none, available,
 #                   working-set, pressure, mom and proxmox (the default:
 #                   all that build/wsr-host knows)
 #   --set LIST      which sets of guests: "1", "2" or "1 2" (the default)
-#   --ref-runs N    none-nofpr runs in the first N rounds only (1)
+#   --ref-runs N    none-nofpr runs in the first N rounds only (every
+#                   round: the summary pairs each run with its round's)
 #   --out DIR       where runs and plots go (build/balance-bench)
 #   --length        print how many minutes these options take, and exit
+#   --seed N        the seed of each round's random order of the
+#                   policies (printed; the default is drawn)
 #   --no-thp        QEMU without transparent huge pages (build/wsr-nothp);
 #                   by default the host's THP settings hold, as on any
 #                   host (each run records them and uname -r in host.txt)
@@ -54,10 +57,14 @@ set -eu
 
 usage() { sed -n '/^# usage:/,/^set -eu/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
 
-# a run's time besides the workload's: boots, set-up, the end (measured)
-OVERHEAD=60
+# a run's time besides the workload's: boots, set-up, the end (measured),
+# and LINGER, the seconds each guest keeps its memory after its workload
+# while the host reclaims its QEMU's cgroup (reclaimer below)
+LINGER=20
+OVERHEAD=$((60 + LINGER))
 host=$WSR_ROOT/build/wsr-host
-runs=2 secs=300 policies="" sets="1 2" ref_runs=1 out=$WSR_ROOT/build/balance-bench length=0
+runs=2 secs=300 policies="" sets="1 2" ref_runs="" out=$WSR_ROOT/build/balance-bench length=0
+seed=$((RANDOM * 32768 + RANDOM))
 budget=() nothp=()
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -70,11 +77,13 @@ while [ $# -gt 0 ]; do
 	--length) length=1; shift ;;
 	--host-budget-mib) budget=(--host-budget-mib "${2:?}"); shift 2 ;;
 	--no-thp) nothp=(--no-thp); shift ;;
+	--seed) seed=${2:?}; shift 2 ;;
 	-h|--help) usage; exit 0 ;;
 	*) usage >&2; die "unknown option '$1'" ;;
 	esac
 done
-case "$runs$secs$ref_runs" in *[!0-9]*|"") die "--runs, --secs and --ref-runs take whole numbers" ;; esac
+ref_runs=${ref_runs:-$runs}
+case "$runs$secs$ref_runs$seed" in *[!0-9]*|"") die "--runs, --secs, --ref-runs and --seed take whole numbers" ;; esac
 [ "$secs" -ge 120 ] || die "--secs must be at least 120 (the workloads take a minute to set up)"
 { [ -x "$host" ] && [ -x "$WSR_ROOT/build/wsr-nothp" ]; } || die "no $host or build/wsr-nothp: run make all first"
 # the policies this wsr-host knows
@@ -167,7 +176,7 @@ roles() { if [ "$1" = 1 ]; then echo A B C D; else echo E F G H; fi; }
 
 # one_run SET POLICY DIR: the set's four guests under one balance
 one_run() {
-	local set=$1 policy=$2 dir=$3 vm pids=() vmargs=() logs=() cgs=() n bal scraper props
+	local set=$1 policy=$2 dir=$3 vm pids=() vmargs=() logs=() cgs=() n bal scraper props reclaiming
 	local vms
 	read -r -a vms <<<"$(roles "$set")"
 	rm -rf "$dir"
@@ -196,7 +205,7 @@ one_run() {
 			--balloon "$props" --append page_reporting.page_reporting_order=9 \
 			--disk-cache none --cgroup "$cg" ${nothp[@]+"${nothp[@]}"} --dir "$tmp/guest" \
 			--qemu-arg -drive --qemu-arg "file=$dir/$vm.swap,if=virtio,format=raw,cache=none" \
-			-- sh /host/balance-bench-guest.sh "$vm" "$secs" "$daemon" >"$dir/$vm.out" 2>&1 &
+			-- sh /host/balance-bench-guest.sh "$vm" "$secs" "$daemon" "$LINGER" >"$dir/$vm.out" 2>&1 &
 		pids+=($!)
 		vmargs+=(--vm "$vm=$dir/$vm.qmp")
 		logs+=("$dir/$vm.log")
@@ -233,6 +242,10 @@ one_run() {
 				"${cgs[$n]}/memory.stat" 2>/dev/null || true
 			[ -z "$KMEM" ] || echo "wsr_bench_host_kernel_bytes{vm=\"${vms[$n]}\"} $(cat "${cgs[$n]}/$KMEM" 2>/dev/null || echo 0)"
 			read -r pid <"${cgs[$n]}/cgroup.procs" 2>/dev/null || continue
+			# the QEMU's CPU time, user and system, in seconds
+			awk -v vm="${vms[$n]}" -v hz="$(getconf CLK_TCK)" '{ sub(/^.*\) /, "")
+				printf "wsr_bench_cpu_seconds{vm=\"%s\"} %.2f\n", vm, ($12 + $13) / hz }' \
+				"/proc/$pid/stat" 2>/dev/null || true
 			# from the QEMU's mappings: its Pss; what is mapped of the
 			# guest's RAM (the anonymous rw-p mapping of the guest's
 			# size); and TCG's translated code (anonymous, executable:
@@ -252,13 +265,45 @@ one_run() {
 		sleep 2
 	done >"$dir/scrape.txt" &
 	scraper=$!
+	reclaimer "$dir" &
+	reclaiming=$!
 	for n in "${!pids[@]}"; do
 		wait "${pids[$n]}" || log "$policy: guest ${vms[$n]} failed (status $?, $dir)"
 	done
-	kill "$bal" 2>/dev/null
-	wait "$bal" "$scraper" 2>/dev/null || true
+	kill "$bal" "$reclaiming" 2>/dev/null
+	wait "$bal" "$scraper" "$reclaiming" 2>/dev/null || true
 	for vm in "${cgs[@]}"; do cg_remove "$vm"; done
 	summarize_run "$dir" "${vms[@]}" >"$dir/result"
+}
+
+# reclaimer DIR: when a guest says BENCH-LINGER (its workload done, its
+# memory still held), its QEMU's cgroup is reclaimed as far as it goes,
+# and reclaim.txt says its usage before and after.  What comes back is
+# what the host can reuse: page cache, and the huge pages the deferred
+# split shrinker splits, freeing the 4 KiB pages the balloon discarded
+# out of them (with THP on, those stay charged until the host
+# reclaims).  Anon is not swapped out (swappiness 0, swap.max 0), and a
+# limit is never lowered: nothing is killed.  One of one_run's locals.
+reclaimer() {
+	local dir=$1 n before after seen=()
+	while [ "${#seen[@]}" -lt "${#vms[@]}" ]; do
+		for n in "${!vms[@]}"; do
+			[ -z "${seen[$n]:-}" ] || continue
+			grep -aq '^BENCH-LINGER' "$dir/${vms[$n]}.log" 2>/dev/null || continue
+			seen[n]=1
+			before=$(cat "${cgs[$n]}/$USAGE" 2>/dev/null) || continue
+			if [ "$USAGE" = memory.usage_in_bytes ]; then
+				echo 0 >"${cgs[$n]}/memory.swappiness" 2>/dev/null || true
+				echo 0 >"${cgs[$n]}/memory.force_empty" 2>/dev/null || true
+			else
+				echo 0 >"${cgs[$n]}/memory.swap.max" 2>/dev/null || true
+				echo "$before" >"${cgs[$n]}/memory.reclaim" 2>/dev/null || true
+			fi
+			after=$(cat "${cgs[$n]}/$USAGE" 2>/dev/null) || continue
+			echo "vm=${vms[$n]} before=$before after=$after" >>"$dir/reclaim.txt"
+		done
+		sleep 1
+	done
 }
 
 # summarize_run DIR VM...: one line of key=value for the run (see
@@ -325,7 +370,11 @@ summarize_run() {
 	/^wsr_bench_host_(anon|file|kernel)_bytes/ { add("unmapped", vm, -$2, 1) }
 	# working-set: the idle threshold T of each guest, mean and last
 	/^wsr_balance_idle_threshold_seconds/ { tsum[vm] += $2; tn[vm]++; tlast[vm] = $2 }
+	# the CPU time of the QEMU: its last sample
+	/^wsr_bench_cpu_seconds/ { cpu[vm] = $2 }
 	END { flush()
+		for (vm in cpu) { printf "cpu_%s=%.1f ", vm, cpu[vm]; cput += cpu[vm] }
+		if (length(cpu) == 4) printf "cpu_s=%.1f ", cput
 		for (vm in tn) printf "t_%s=%.0f tlast_%s=%.0f ", vm, tsum[vm] / tn[vm], vm, tlast[vm]
 		n = split("host pss held unmapped ram tcg", ks, " ")
 		for (i = 1; i <= n; i++) { k = ks[i]
@@ -334,7 +383,14 @@ summarize_run() {
 				k, peak[k] / 1048576, k, s[k]
 			for (vm in vms) if (pn[k, vm]) printf "%s_%s=%.0f ", k, vm, pv[k, vm] / pn[k, vm] / 1048576
 		}
-		printf "\n" }' "$dir/scrape.txt"
+		}' "$dir/scrape.txt"
+	# what the host's reclaim at the end left and freed, over the four
+	[ -s "$dir/reclaim.txt" ] && awk '{ for (i = 1; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }
+		a += f["after"]; b += f["before"]; n++
+		printf "reclaimed_%s=%.0f ", f["vm"], f["after"] / 1048576 }
+		END { if (n == 4) printf "after_reclaim_mib=%.0f freed_by_reclaim_mib=%.0f", a / 1048576, (b - a) / 1048576 }' \
+		"$dir/reclaim.txt"
+	echo
 }
 
 # plot SET POLICY DIR: the PNG of one run: per VM, the working set by
@@ -394,15 +450,34 @@ unset multiplot
 GNUPLOT
 }
 
+# shuffled ROUND: the policies in round ROUND's order, drawn from --seed
+shuffled() {
+	awk -v list="$policies" -v seed=$((seed + $1)) 'BEGIN { srand(seed); n = split(list, a, " ")
+		for (i = n; i > 1; i--) { j = int(rand() * i) + 1; x = a[i]; a[i] = a[j]; a[j] = x }
+		for (i = 1; i <= n; i++) printf "%s ", a[i] }'
+}
+
+# A run kept from an interrupted bench of the same code and settings is
+# not run again (its key file says what made it)
+key="commit=$(git -C "$WSR_ROOT" rev-parse HEAD 2>/dev/null || echo none)"
+key+=" tree=$(git -C "$WSR_ROOT" diff HEAD 2>/dev/null | sha1sum | cut -c1-12)"
+key+=" secs=$secs linger=$LINGER qemu_thp=${nothp[*]:-host} ${budget[*]:-}"
+log "seed $seed (--seed $seed repeats this order); runs keyed by: $key"
 start=$SECONDS
 for ((r = 1; r <= runs; r++)); do
 	for s in $sets; do
-		for p in $policies; do
+		for p in $(shuffled "$r"); do
 			[ "$p" != none-nofpr ] || [ "$r" -le "$ref_runs" ] || continue
+			d=$out/set$s/$p-$r
+			if [ -s "$d/result" ] && [ "$(cat "$d/key" 2>/dev/null)" = "$key" ]; then
+				log "run $r of $runs, set $s, policy $p: kept from an earlier bench"
+				continue
+			fi
 			log "run $r of $runs, set $s, policy $p [$(((SECONDS - start) / 60)) min so far]"
 			t0=$SECONDS
-			one_run "$s" "$p" "$out/set$s/$p-$r"
-			log "  $(cat "$out/set$s/$p-$r/result") wall_s=$((SECONDS - t0))"
+			one_run "$s" "$p" "$d"
+			echo "$key" >"$d/key"
+			log "  $(cat "$d/result") wall_s=$((SECONDS - t0))"
 		done
 	done
 done
@@ -414,6 +489,8 @@ done
 {
 	for s in $sets; do
 		echo "## wsr-host balance, set $s ($(roles "$s")): $runs runs per policy, four 1 GiB guests, $secs s each"
+		echo
+		echo "Seed $seed; $key; host $(uname -r), THP $(cat /sys/kernel/mm/transparent_hugepage/enabled)."
 		echo
 		for p in $policies; do
 			for ((r = 1; r <= runs; r++)); do
