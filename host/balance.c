@@ -310,6 +310,41 @@ static unsigned int missed_reclaims(struct vm *v, const struct ws_report *r)
 	return gap - own;
 }
 
+/*
+ * The report's bins are those balance configured: each node's bounds are
+ * --intervals, then the catch-all.  A guest whose driver was probed or
+ * restored again (a reboot, a rebind) is back at its own defaults, and
+ * QEMU keeps no copy of the configuration to give it.
+ */
+static int bins_configured(const struct ws_report *r)
+{
+	__u32 n, b;
+
+	for (n = 0; n < r->nr_nodes; n++) {
+		if (r->nodes[n].nr_bins != cfg->nr_intervals + 1)
+			return 0;
+		for (b = 0; b < cfg->nr_intervals; b++)
+			if (r->nodes[n].bins[b].idle_le_ms != cfg->intervals[b])
+				return 0;
+	}
+	return 1;
+}
+
+/*
+ * The guest was reset: its driver comes back with its default
+ * configuration, so balance's is sent again (at the next tick, and every
+ * tick until the driver takes it); what the guest said before the reset
+ * is not its state now.
+ */
+static void vm_guest_reset(struct vm *v)
+{
+	if (v->configured)
+		say(v, "%s", "the guest reset: configuring its working-set reporting again");
+	v->configured = 0;
+	v->have_report = v->new_report = 0;
+	v->unseen_reclaims = 0;
+}
+
 static void on_event(struct vm *v, const struct qmp_msg *m)
 {
 	const char *name = qmp_event_name(m->obj);
@@ -317,10 +352,24 @@ static void on_event(struct vm *v, const struct qmp_msg *m)
 	struct ws_report r;
 	unsigned int lost;
 
-	if (!strcmp(name, "WORKING_SET_EVENT")) {
+	if (!strcmp(name, "RESET")) {
+		vm_guest_reset(v);
+	} else if (!strcmp(name, "WORKING_SET_EVENT")) {
 		if (qmp_report_parse(m->obj, &r)) {
 			say(v, "%s", "a WORKING_SET_EVENT without a well-formed report, ignored");
 			return;
+		}
+		/*
+		 * Still decided on: a reclaim report is one whatever its
+		 * bins, and the policies read bins they cannot split at T
+		 * as busy (no inflation)
+		 */
+		if (v->configured && !bins_configured(&r)) {
+			say(v, "%s", "a report with other bins than balance configured (the guest's "
+			    "driver was reset?): configuring its working-set reporting again");
+			v->configured = 0;
+			/* the driver is there (it reported): no need to wait for the tick */
+			v->queued |= 1u << OP_CONFIG;
 		}
 		/* a reclaim report not decided on yet is not lost with it */
 		if (v->new_report && v->report.cause == WSR_CAUSE_RECLAIM)

@@ -53,7 +53,23 @@ struct fake {
 	int flooding;			/* sending it now */
 	unsigned long long flooded;	/* bytes of it sent on the last connection */
 	unsigned int cut;		/* connections cut off during it */
+	/* the bounds of its reports' bins before the catch-all, as the guest's driver has them */
+	unsigned long long bins[8];
+	unsigned int nr_bins;
+	unsigned int configs;		/* working-set-config taken */
+	double config_ms;		/* when the last one came */
+	int no_reports;			/* the guest's daemon is not running: requests make none */
 };
+
+/* the guest's driver's own bins, as after its probe */
+static const unsigned long long driver_bins[] = { 1000, 2000, 4000, 8000 };
+
+/* @f's guest at its driver's defaults again (probed or restored) */
+static void driver_defaults(struct fake *f)
+{
+	memcpy(f->bins, driver_bins, sizeof(driver_bins));
+	f->nr_bins = sizeof(driver_bins) / sizeof(driver_bins[0]);
+}
 
 static char dir[64];
 static struct fake vm[NR_FAKES];
@@ -88,27 +104,57 @@ static void say(struct fake *f, const char *s)
 		f->fd = -1;
 }
 
-/* a report's event: @hot bytes idle <= 1 s, @cold bytes idle beyond 60 s, node 0 */
-static void report_text(char *s, size_t size, const char *cause, unsigned long long hot,
-			unsigned long long cold)
+/*
+ * A report's event in @f's bins: @hot bytes idle <= its first bound (1 s),
+ * @cold bytes in the catch-all, node 0
+ */
+static void report_text(char *s, size_t size, const struct fake *f, const char *cause,
+			unsigned long long hot, unsigned long long cold)
 {
-	snprintf(s, size,
-		 "{\"event\": \"WORKING_SET_EVENT\", \"data\": {\"cause\": \"%s\", "
-		 "\"data-age-ms\": 100, \"nodes\": [{\"node-id\": 0, \"bins\": ["
-		 "{\"idle-age-ms\": 1000, \"anon-bytes\": %llu, \"file-bytes\": 0}, "
-		 "{\"idle-age-ms\": 10000, \"anon-bytes\": 0, \"file-bytes\": 0}, "
-		 "{\"idle-age-ms\": 9223372036854775807, \"anon-bytes\": %llu, \"file-bytes\": 0}"
-		 "]}]}, \"timestamp\": {\"seconds\": 1, \"microseconds\": 0}}",
-		 cause, hot, cold);
+	size_t n;
+	unsigned int i;
+
+	n = snprintf(s, size,
+		     "{\"event\": \"WORKING_SET_EVENT\", \"data\": {\"cause\": \"%s\", "
+		     "\"data-age-ms\": 100, \"nodes\": [{\"node-id\": 0, \"bins\": [", cause);
+	for (i = 0; i < f->nr_bins && n < size; i++)
+		n += snprintf(s + n, size - n, "{\"idle-age-ms\": %llu, \"anon-bytes\": %llu, "
+			      "\"file-bytes\": 0}, ", f->bins[i], i ? 0 : hot);
+	if (n < size)
+		snprintf(s + n, size - n, "{\"idle-age-ms\": 9223372036854775807, \"anon-bytes\": "
+			 "%llu, \"file-bytes\": 0}]}]}, \"timestamp\": {\"seconds\": 1, "
+			 "\"microseconds\": 0}}", cold);
 }
 
 static void report(struct fake *f, const char *cause, unsigned long long hot,
 		   unsigned long long cold)
 {
-	char s[1024];
+	char s[2048];
 
-	report_text(s, sizeof(s), cause, hot, cold);
+	report_text(s, sizeof(s), f, cause, hot, cold);
 	say(f, s);
+}
+
+/* a working-set-config's intervals become @f's bins */
+static void take_config(struct fake *f, const char *cmd)
+{
+	const char *p = strstr(cmd, "\"intervals\"");
+	char *end;
+
+	p = p ? strchr(p, '[') : NULL;
+	if (!p)
+		return;
+	for (f->nr_bins = 0, p++; f->nr_bins < 8; p = end + 1) {
+		f->bins[f->nr_bins] = strtoull(p, &end, 10);
+		if (end == p)
+			break;
+		f->nr_bins++;
+		end += strspn(end, " ");
+		if (*end != ',')
+			break;
+	}
+	f->configs++;
+	f->config_ms = mono_ms();
 }
 
 static void answer(struct fake *f, const char *cmd)
@@ -164,8 +210,12 @@ static void answer(struct fake *f, const char *cmd)
 		f->requests++;
 		say(f, "{\"return\": {}}");
 		/* the balloon takes cold memory first */
-		report(f, "request", 64 * MIB,
-		       f->actual > RAM - 300 * MIB ? f->actual - (RAM - 300 * MIB) : 0);
+		if (!f->no_reports)
+			report(f, "request", 64 * MIB,
+			       f->actual > RAM - 300 * MIB ? f->actual - (RAM - 300 * MIB) : 0);
+	} else if (strstr(cmd, "\"working-set-config\"")) {
+		take_config(f, cmd);
+		say(f, "{\"return\": {}}");
 	} else {
 		say(f, "{\"return\": {}}");
 	}
@@ -309,6 +359,7 @@ static const char *start(const char *a_opts, const char *b_opts, rlim_t nofile, 
 		snprintf(vm[i].path, sizeof(vm[i].path), "%s/%c.qmp", dir, 'a' + i);
 		vm[i].fd = -1;
 		vm[i].actual = RAM;
+		driver_defaults(&vm[i]);
 		ASSERT_OK(listen_on(&vm[i]), "listen: %s", strerror(errno));
 	}
 	snprintf(a, sizeof(a), "a=%s%s", vm[0].path, a_opts ? a_opts : "");
@@ -840,7 +891,7 @@ static int a_settled(void)
  */
 static const char *reclaim_and_answer_in_one_read(void)
 {
-	char r1[1024], r2[1024], both[2100];
+	char r1[2048], r2[2048], both[4200];
 	unsigned long long before;
 
 	ASSERT_TRUE(serve_until(8000, a_settled), "a's inflation done in 8 s (a at %llu MiB)",
@@ -848,8 +899,8 @@ static const char *reclaim_and_answer_in_one_read(void)
 	before = vm[0].actual;
 	ASSERT_LT(before, RAM, "a's size after its inflation");
 	/* a thrashes: all its memory in use; then the answer, from before */
-	report_text(r1, sizeof(r1), "reclaim", before, 0);
-	report_text(r2, sizeof(r2), "request", 64 * MIB,
+	report_text(r1, sizeof(r1), &vm[0], "reclaim", before, 0);
+	report_text(r2, sizeof(r2), &vm[0], "request", 64 * MIB,
 		    before > RAM - 300 * MIB ? before - (RAM - 300 * MIB) : 0);
 	snprintf(both, sizeof(both), "%s\r\n%s\r\n", r1, r2);
 	ASSERT_EQ(write(vm[0].fd, both, strlen(both)), (ssize_t)strlen(both),
@@ -866,6 +917,105 @@ static const char *test_reclaim_and_answer_in_one_read(void)
 	const char *err = start(NULL, NULL, 0, NULL);
 
 	return finish(err ? err : reclaim_and_answer_in_one_read());
+}
+
+/* balance's default --intervals */
+static const unsigned long long balance_bins[] = { 1000, 5000, 10000, 60000 };
+
+/* @f's reports have balance's bins */
+static int has_balance_bins(const struct fake *f)
+{
+	return f->nr_bins == 4 && !memcmp(f->bins, balance_bins, sizeof(balance_bins));
+}
+
+static unsigned int configs_before;
+
+static int a_configured_again(void)
+{
+	return vm[0].configs > configs_before;
+}
+
+static int both_configured(void)
+{
+	return vm[0].configs && vm[1].configs && both_set();
+}
+
+/*
+ * a's guest reboots: QEMU says RESET, and its driver comes back at its
+ * own bins; its daemon is not running yet, so no report says so.
+ * balance sends a's configuration again at its next tick.
+ */
+static const char *reset(void)
+{
+	double t0, ms;
+
+	ASSERT_TRUE(serve_until(3000, both_configured), "both configured and set in 3 s");
+	ASSERT_TRUE(has_balance_bins(&vm[0]), "a's bins before the reset are balance's");
+	configs_before = vm[0].configs;
+	serve(1500);
+	ASSERT_EQ(vm[0].configs, configs_before, "a's configurations with nothing reset");
+	driver_defaults(&vm[0]);
+	vm[0].no_reports = 1;
+	say(&vm[0], "{\"event\": \"RESET\", \"data\": {\"guest\": true, \"reason\": "
+	    "\"guest-reset\"}, \"timestamp\": {\"seconds\": 2, \"microseconds\": 0}}");
+	t0 = mono_ms();
+	ASSERT_TRUE(serve_until(2000, a_configured_again), "a configured again within 2 s of its "
+		    "RESET (--tick-ms 1000, 1 s the margin)");
+	ms = vm[0].config_ms - t0;
+	fprintf(stderr, "a configured again %.0f ms after its RESET (--tick-ms 1000)\n", ms);
+	UNIT_FAIL_IF(ms >= 1500, ("%.0f ms", ms), "a's configuration after its RESET (a tick: 1000 ms)");
+	ASSERT_TRUE(has_balance_bins(&vm[0]), "a's bins after its configuration again");
+	ASSERT_HAS_SUBSTR(file_text("err"), "vm=a the guest reset: configuring its working-set "
+			  "reporting again", "a's reset said");
+	ASSERT_EQ(vm[1].configs, 1, "b's configurations, b not reset");
+	return NULL;
+}
+
+static const char *test_reset(void)
+{
+	const char *err = start(NULL, NULL, 0, NULL);
+
+	return finish(err ? err : reset());
+}
+
+/*
+ * a's driver is back at its own bins with no RESET (rebound, or a RESET
+ * balance did not see): its next report has other bins than balance's,
+ * and balance sends its configuration again at its next tick.
+ */
+static const char *other_bins(void)
+{
+	double t0, ms;
+
+	ASSERT_TRUE(serve_until(3000, both_configured), "both configured and set in 3 s");
+	configs_before = vm[0].configs;
+	driver_defaults(&vm[0]);
+	report(&vm[0], "reclaim", vm[0].actual, 0);
+	t0 = mono_ms();
+	ASSERT_TRUE(serve_until(2000, a_configured_again), "a configured again within 2 s of a "
+		    "report in other bins (--tick-ms 1000, 1 s the margin)");
+	ms = vm[0].config_ms - t0;
+	fprintf(stderr, "a configured again %.0f ms after a report in other bins\n", ms);
+	UNIT_FAIL_IF(ms >= 1500, ("%.0f ms", ms), "a's configuration after a report in other bins "
+		     "(a tick: 1000 ms)");
+	ASSERT_TRUE(has_balance_bins(&vm[0]), "a's bins after its configuration again");
+	ASSERT_HAS_SUBSTR(file_text("err"), "vm=a a report with other bins than balance configured",
+			  "the other bins said");
+	/* the reclaim report still counted: a deflated on it */
+	ASSERT_HAS_SUBSTR(file_text("out"), "vm=a policy=working-set action=set reason=deflate-",
+			  "a's deflation on the reclaim report in other bins");
+	/* and once taken, no configuration more */
+	configs_before = vm[0].configs;
+	serve(2500);
+	ASSERT_EQ(vm[0].configs, configs_before, "a's configurations once its bins are balance's");
+	return NULL;
+}
+
+static const char *test_other_bins(void)
+{
+	const char *err = start(NULL, NULL, 0, NULL);
+
+	return finish(err ? err : other_bins());
 }
 
 static unsigned int foreign_a;
@@ -1254,6 +1404,8 @@ static const struct {
 	{ "balance_leaves_a_vm_alone_whose_target_was_set_elsewhere", test_foreign, 0 },
 	{ "balance_metrics_flood_leaves_a_reconnecting_vm_managed_and_a_scrape_served",
 	  test_metrics_flood, 0 },
+	{ "balance_configures_a_guest_again_within_a_tick_of_its_reset", test_reset, 0 },
+	{ "balance_configures_a_guest_again_when_its_report_has_other_bins", test_other_bins, 0 },
 };
 #define NR_TESTS (sizeof(tests) / sizeof(tests[0]))
 
