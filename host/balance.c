@@ -54,8 +54,12 @@
 /* the commands a VM is sent, each queued at most once */
 enum op {
 	OP_BALLOON,	/* first: a decision goes before any read queued */
-	OP_QUERY,	/* next: after a balloon, where it starts from */
+	/*
+	 * before the balloon's size: memory plugged since the last tick
+	 * moves the size as much, and is known to be no one's target
+	 */
 	OP_MEMSIZE,
+	OP_QUERY,	/* next: after a balloon, where it starts from */
 	OP_STATS_ON,
 	OP_CONFIG,
 	OP_STATS,
@@ -109,7 +113,12 @@ struct vm {
 	int configured, stats_on, pending;
 	double next_tick, next_request;
 	char last_err[160], last_keep[32];
-	__u64 ram, actual, target;	/* target: the policy's last, 0 none */
+	/*
+	 * ram: base and plugged memory, read every tick; 0 until read since
+	 * the VM (re)connected.  target: the policy's last, 0 none.
+	 */
+	__u64 ram, actual, target;
+	__u64 ram_said;			/* the RAM last logged */
 	struct ws_report report;
 	int have_report, new_report;
 	double report_ms;
@@ -236,7 +245,8 @@ static void vm_fail(struct vm *v, const char *why)
 	 */
 	v->have_report = v->new_report = v->have_stats = v->new_stats = 0;
 	v->unseen_reclaims = 0;
-	v->actual = 0;
+	/* a QEMU restarted meanwhile may have another RAM: read again */
+	v->actual = v->ram = 0;
 	/* and the first decision after it comes back is logged, whatever it is */
 	v->last_keep[0] = 0;
 	v->next_connect = now_ms() + delay;
@@ -501,10 +511,9 @@ static void vm_send_next(struct vm *v)
 
 static void vm_tick(struct vm *v)
 {
-	unsigned int q = 1u << OP_QUERY;
+	/* the RAM every tick: memory plugged under balance is the guest's */
+	unsigned int q = 1u << OP_QUERY | 1u << OP_MEMSIZE;
 
-	if (!v->ram)
-		q |= 1u << OP_MEMSIZE;
 	if (!v->stats_on)
 		q |= 1u << OP_STATS_ON;
 	else
@@ -521,6 +530,54 @@ static void vm_tick(struct vm *v)
 	v->in_tick = 1;
 }
 
+/* @size, a size of a guest with @old bytes of RAM, with @ram (at least 1 byte) */
+static __u64 shifted(__u64 size, __u64 old, __u64 ram)
+{
+	if (ram >= old)
+		return size + (ram - old);
+	return size > old - ram ? size - (old - ram) : 1;
+}
+
+/*
+ * query-memory-size-summary's answer: the VM's RAM is its base memory and
+ * what is plugged (pc-dimm, virtio-mem), which QEMU's balloon counts in
+ * the guest's size.  A malformed answer changes nothing.
+ */
+static void vm_memsize(struct vm *v, const struct qmp_msg *r)
+{
+	struct json_object *ret;
+	__u64 base, plugged = 0;
+
+	if (qmp_return_u64(r->obj, "base-memory", &base) || !base ||
+	    (json_object_object_get_ex(r->obj, "return", &ret) &&
+	     json_object_object_get_ex(ret, "plugged-memory", NULL) &&
+	     qmp_return_u64(r->obj, "plugged-memory", &plugged)) ||
+	    plugged > ~0ULL - base) {
+		say_once(v, "%s", "query-memory-size-summary: no well-formed base-memory and "
+			 "plugged-memory in its answer, ignored");
+		return;
+	}
+	/*
+	 * QEMU keeps the balloon's pages, not the guest's size: memory
+	 * plugged or unplugged moves the size balance set by as much
+	 */
+	if (v->ram && base + plugged != v->ram) {
+		__u64 old = v->ram, ram = base + plugged;
+
+		v->sent = v->sent ? shifted(v->sent, old, ram) : 0;
+		v->target = v->target ? shifted(v->target, old, ram) : 0;
+		v->balloon_to = shifted(v->balloon_to, old, ram);
+		if (v->ref_valid && !v->sent)
+			v->ref = shifted(v->ref, old, ram);
+	}
+	v->ram = base + plugged;
+	if (v->ram != v->ram_said)
+		say(v, "RAM %llu MiB (base %llu MiB, plugged %llu MiB)",
+		    (unsigned long long)(v->ram / MIB), (unsigned long long)(base / MIB),
+		    (unsigned long long)(plugged / MIB));
+	v->ram_said = v->ram;
+}
+
 /* the reply to the command in flight */
 static void vm_reply(struct vm *v, const struct qmp_msg *r)
 {
@@ -531,7 +588,20 @@ static void vm_reply(struct vm *v, const struct qmp_msg *r)
 	switch (v->inflight) {
 	case OP_MEMSIZE:
 		if (ok)
-			qmp_return_u64(r->obj, "base-memory", &v->ram);
+			vm_memsize(v, r);
+		else
+			say_once(v, "query-memory-size-summary refused: %s", refusal(r));
+		/* on exit, a VM reconnected since its last read is deflated to what it has now */
+		if (v->exit_deflate && !(v->queued & (1u << OP_BALLOON))) {
+			if (v->ram) {
+				v->balloon_to = full_size(v);
+				v->queued |= 1u << OP_BALLOON;
+			} else {
+				say(v, "%s", "on exit: not deflated: its RAM could not be read");
+				exit_failed++;
+				v->exit_deflate = 0;
+			}
+		}
 		break;
 	case OP_STATS_ON:
 		if (!ok)
@@ -1032,10 +1102,17 @@ static int finish(struct pollfd *pfd, struct metrics_server *ms)
 			exit_failed++;
 			continue;
 		}
-		v->queued = 1u << OP_BALLOON;
-		v->balloon_to = full_size(v);
 		v->exit_deflate = 1;
 		left++;
+		if (v->ram) {
+			v->queued = 1u << OP_BALLOON;
+			v->balloon_to = full_size(v);
+		} else if (!(v->busy && v->inflight == OP_MEMSIZE)) {
+			/* reconnected and its RAM not read again yet: the balloon after it */
+			v->queued = 1u << OP_MEMSIZE;
+		} else {
+			v->queued = 0;
+		}
 	}
 	while (left && stop < 2) {
 		if (turn(pfd, ms, 100))

@@ -59,6 +59,10 @@ struct fake {
 	unsigned int configs;		/* working-set-config taken */
 	double config_ms;		/* when the last one came */
 	int no_reports;			/* the guest's daemon is not running: requests make none */
+	unsigned long long ram, plugged;	/* base-memory; plugged-memory if has_plugged */
+	int has_plugged;
+	int bad_memsize;		/* answer query-memory-size-summary with a bad plugged-memory */
+	unsigned int memsizes;		/* query-memory-size-summary answered */
 };
 
 /* the guest's driver's own bins, as after its probe */
@@ -179,7 +183,15 @@ static void answer(struct fake *f, const char *cmd)
 	}
 	f->cmds++;
 	if (strstr(cmd, "\"query-memory-size-summary\"")) {
-		snprintf(s, sizeof(s), "{\"return\": {\"base-memory\": %llu}}", RAM);
+		f->memsizes++;
+		if (f->bad_memsize)
+			snprintf(s, sizeof(s), "{\"return\": {\"base-memory\": %llu, "
+				 "\"plugged-memory\": -1}}", f->ram);
+		else if (f->has_plugged)
+			snprintf(s, sizeof(s), "{\"return\": {\"base-memory\": %llu, "
+				 "\"plugged-memory\": %llu}}", f->ram, f->plugged);
+		else
+			snprintf(s, sizeof(s), "{\"return\": {\"base-memory\": %llu}}", f->ram);
 		say(f, s);
 	} else if (strstr(cmd, "\"query-balloon\"")) {
 		f->queries++;
@@ -358,7 +370,7 @@ static const char *start(const char *a_opts, const char *b_opts, rlim_t nofile, 
 		memset(&vm[i], 0, sizeof(vm[i]));
 		snprintf(vm[i].path, sizeof(vm[i].path), "%s/%c.qmp", dir, 'a' + i);
 		vm[i].fd = -1;
-		vm[i].actual = RAM;
+		vm[i].actual = vm[i].ram = RAM;
 		driver_defaults(&vm[i]);
 		ASSERT_OK(listen_on(&vm[i]), "listen: %s", strerror(errno));
 	}
@@ -1018,6 +1030,117 @@ static const char *test_other_bins(void)
 	return finish(err ? err : other_bins());
 }
 
+/* a's balloon commands and their bounds counted afresh */
+static void a_count_balloons_afresh(void)
+{
+	vm[0].balloons = 0;
+	vm[0].min_balloon = vm[0].max_balloon = 0;
+}
+
+static unsigned int accepts_then;
+
+static int a_set_again(void)
+{
+	return vm[0].accepts > accepts_then && vm[0].balloons > 0;
+}
+
+/*
+ * a's QEMU restarts on the same socket with twice the RAM: balance reads
+ * the RAM again, so its first target steps down from the new size
+ * (--step-mib 64) rather than cutting a to the old RAM at once, and on
+ * exit a goes back to all of its new RAM.
+ */
+static const char *restarted_with_more_ram(void)
+{
+	int st;
+
+	ASSERT_TRUE(serve_until(3000, both_set), "a target on both in 3 s");
+	close(vm[0].fd);
+	vm[0].fd = -1;
+	vm[0].ram = vm[0].actual = 2 * RAM;
+	a_count_balloons_afresh();
+	accepts_then = vm[0].accepts;
+	ASSERT_TRUE(serve_until(4000, a_set_again), "a reconnected and set again in 4 s");
+	fprintf(stderr, "a's first target after its restart with 1024 MiB: %llu MiB\n",
+		vm[0].min_balloon / MIB);
+	/* one step of 64 MiB at most from 1024 MiB; the old RAM was 512 MiB */
+	ASSERT_GE(vm[0].min_balloon, 2 * RAM - 64 * MIB, "a's first target after its restart");
+	ASSERT_HAS_SUBSTR(file_text("err"), "vm=a RAM 1024 MiB (base 1024 MiB, plugged 0 MiB)",
+			  "a's new RAM said");
+	st = term(1000);
+	ASSERT_EQ(st, 0, "balance's exit status");
+	ASSERT_EQ(vm[0].last_balloon, 2 * RAM, "a's target on exit: its new RAM");
+	ASSERT_EQ(vm[1].last_balloon, RAM, "b's target on exit");
+	return NULL;
+}
+
+static const char *test_restarted_with_more_ram(void)
+{
+	const char *err = start(NULL, NULL, 0, NULL);
+
+	return finish(err ? err : restarted_with_more_ram());
+}
+
+static unsigned int memsizes_then;
+
+static int a_memsize_read(void)
+{
+	return vm[0].memsizes > memsizes_then;
+}
+
+/*
+ * 512 MiB plugged into a under balance (device_add pc-dimm): QEMU counts
+ * it in the balloon's actual size and in query-memory-size-summary's
+ * plugged-memory.  balance takes it as a's: a's targets keep within a
+ * step of its new size rather than going back to the base RAM, and on
+ * exit a is deflated to base and plugged.  Then a malformed answer
+ * (plugged-memory -1) is said once and changes nothing.
+ */
+static const char *plugged(void)
+{
+	unsigned long long before;
+	int st;
+
+	ASSERT_TRUE(serve_until(3000, both_set), "a target on both in 3 s");
+	before = vm[0].actual;
+	vm[0].plugged = RAM;
+	vm[0].actual += RAM;
+	a_count_balloons_afresh();
+	/* two ticks: the RAM read, then a decision on it */
+	serve(2500);
+	fprintf(stderr, "a at %llu MiB before the plug; its targets after it: %llu to %llu MiB "
+		"(%u)\n", before / MIB, vm[0].min_balloon / MIB, vm[0].max_balloon / MIB,
+		vm[0].balloons);
+	ASSERT_GT(vm[0].balloons, 0, "a's targets after the plug");
+	/* the step is 64 MiB: two decisions at most in 2.5 s */
+	ASSERT_GE(vm[0].min_balloon, before + RAM - 2 * 64 * MIB, "a's smallest target after the plug");
+	ASSERT_HAS_SUBSTR(file_text("err"), "vm=a RAM 1024 MiB (base 512 MiB, plugged 512 MiB)",
+			  "a's RAM with the plugged memory said");
+	UNIT_FAIL_IF(strstr(file_text("err"), "vm=a the balloon moves"),
+		     ("%s", "yes"), "the plug taken for a target set elsewhere");
+
+	/* bad input: said once, the RAM kept */
+	vm[0].bad_memsize = 1;
+	memsizes_then = vm[0].memsizes;
+	ASSERT_TRUE(serve_until(2000, a_memsize_read), "a's memory size read again in 2 s");
+	serve(1500);
+	ASSERT_EQ(file_count("err", "vm=a query-memory-size-summary: no well-formed base-memory "
+			     "and plugged-memory in its answer, ignored"), 1, "a's bad answer said");
+	st = term(1000);
+	ASSERT_EQ(st, 0, "balance's exit status");
+	ASSERT_EQ(vm[0].last_balloon, 2 * RAM, "a's target on exit: base and plugged");
+	return NULL;
+}
+
+static const char *test_plugged(void)
+{
+	const char *err;
+
+	err = start(NULL, NULL, 0, NULL);
+	vm[0].has_plugged = 1;
+	return finish(err ? err : plugged());
+}
+
 static unsigned int foreign_a;
 
 /* a balanced again after its hold: what foreign() checks, waited for */
@@ -1406,6 +1529,9 @@ static const struct {
 	  test_metrics_flood, 0 },
 	{ "balance_configures_a_guest_again_within_a_tick_of_its_reset", test_reset, 0 },
 	{ "balance_configures_a_guest_again_when_its_report_has_other_bins", test_other_bins, 0 },
+	{ "balance_sizes_a_qemu_restarted_with_more_ram_from_its_new_ram",
+	  test_restarted_with_more_ram, 0 },
+	{ "balance_counts_memory_plugged_under_it_as_the_guests", test_plugged, 0 },
 };
 #define NR_TESTS (sizeof(tests) / sizeof(tests[0]))
 
