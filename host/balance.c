@@ -102,6 +102,7 @@ struct vm {
 	 * decision's balloon is in flight queues the exit's behind it
 	 */
 	int exit_inflight;
+	int exit_failed;		/* squeezed and not deflated on exit */
 
 	unsigned int failures;		/* since the VM last answered a whole tick */
 	double next_connect;
@@ -207,6 +208,14 @@ static __u64 full_size(const struct vm *v)
 	return v->k.ceiling && v->k.ceiling < v->ram ? v->k.ceiling : v->ram;
 }
 
+/* a VM balance squeezed stays so: said, counted and named at the end */
+static void exit_not_deflated(struct vm *v, const char *why)
+{
+	say(v, "on exit: not deflated: %s", why);
+	v->exit_failed = 1;
+	exit_failed++;
+}
+
 /*
  * The VM is down: close, forget what was queued, retry with backoff
  * (--reconnect-ms, doubled per failure up to a minute).  Said once: the
@@ -230,10 +239,8 @@ static void vm_fail(struct vm *v, const char *why)
 	v->down_logged = 1;
 	v->gone = 0;
 	snprintf(v->down_why, sizeof(v->down_why), "%s", why);
-	if (v->exit_deflate) {
-		say(v, "on exit: not deflated: %s", why);
-		exit_failed++;
-	}
+	if (v->exit_deflate)
+		exit_not_deflated(v, why);
 	qmp_close(&v->q);
 	v->state = VM_DOWN;
 	v->busy = v->in_tick = v->exit_deflate = v->exit_inflight = 0;
@@ -256,8 +263,27 @@ static void vm_fail(struct vm *v, const char *why)
 /* down because QEMU closed the socket or has none: no guest left squeezed */
 static void vm_gone(struct vm *v, const char *why)
 {
+	int deflating = v->exit_deflate;
+
+	v->exit_deflate = 0;
 	vm_fail(v, why);
 	v->gone = 1;
+	if (deflating)
+		say(v, "on exit: nothing to deflate: %s", why);
+}
+
+/*
+ * The socket closed.  QEMU's own closes when QEMU ends; libvirt's bridge
+ * closes too when libvirtd restarts or an event cannot be passed on,
+ * which says nothing of the domain: only the bridge's stop event (virt.h)
+ * says that it is gone.
+ */
+static void vm_closed(struct vm *v)
+{
+	if (v->arg->libvirt)
+		vm_fail(v, "libvirt: the connection closed");
+	else
+		vm_gone(v, "QEMU closed the socket");
 }
 
 /* a reading of the balloon's size: someone else's target shows here */
@@ -364,6 +390,8 @@ static void on_event(struct vm *v, const struct qmp_msg *m)
 
 	if (!strcmp(name, "RESET")) {
 		vm_guest_reset(v);
+	} else if (v->arg->libvirt && !strcmp(name, VIRT_EVENT_STOPPED)) {
+		vm_gone(v, "libvirt: the domain stopped");
 	} else if (!strcmp(name, "WORKING_SET_EVENT")) {
 		if (qmp_report_parse(m->obj, &r)) {
 			say(v, "%s", "a WORKING_SET_EVENT without a well-formed report, ignored");
@@ -493,7 +521,7 @@ static void vm_send_next(struct vm *v)
 	errno = ENOMEM;
 	if (qmp_queue(&v->q, op_cmd(v, op))) {
 		if (errno == EPIPE || errno == ECONNRESET) {
-			vm_gone(v, "QEMU closed the socket");
+			vm_closed(v);
 			return;
 		}
 		snprintf(why, sizeof(why), "cannot send %s: %s", op_names[op], strerror(errno));
@@ -597,8 +625,7 @@ static void vm_reply(struct vm *v, const struct qmp_msg *r)
 				v->balloon_to = full_size(v);
 				v->queued |= 1u << OP_BALLOON;
 			} else {
-				say(v, "%s", "on exit: not deflated: its RAM could not be read");
-				exit_failed++;
+				exit_not_deflated(v, "its RAM could not be read");
 				v->exit_deflate = 0;
 			}
 		}
@@ -632,7 +659,8 @@ static void vm_reply(struct vm *v, const struct qmp_msg *r)
 	case OP_BALLOON:
 		if (!ok) {
 			say(v, "QMP balloon refused: %s", refusal(r));
-			exit_failed += v->exit_inflight;
+			if (v->exit_inflight)
+				exit_not_deflated(v, "its balloon command was refused");
 		} else if (v->exit_inflight) {
 			say(v, "on exit: deflated to %llu MiB", (unsigned long long)(v->inflight_to / MIB));
 		} else {
@@ -708,6 +736,9 @@ static void vm_msg(struct vm *v, const struct qmp_msg *m)
 		if (!v->down_logged)
 			say(v, "connected to %s", v->arg->sock);
 		v->next_tick = v->next_request = now_ms();
+		/* reached on exit: its RAM read again, then its deflation (vm_reply) */
+		if (v->exit_deflate)
+			v->queued = 1u << OP_MEMSIZE;
 		return;
 	case VM_UP:
 		if (k == QMP_EVENT)
@@ -754,7 +785,7 @@ static void vm_io(struct vm *v, short revents)
 	if ((revents & POLLOUT) && qmp_flush(&v->q)) {
 		snprintf(err, sizeof(err), "cannot send: %s", strerror(errno));
 		if (errno == EPIPE || errno == ECONNRESET)
-			vm_gone(v, "QEMU closed the socket");
+			vm_closed(v);
 		else
 			vm_fail(v, err);
 		return;
@@ -764,7 +795,7 @@ static void vm_io(struct vm *v, short revents)
 	r = qmp_fill(&v->q, err, sizeof(err));
 	if (r) {
 		if (r == -1)
-			vm_gone(v, err);
+			vm_closed(v);
 		else
 			vm_fail(v, err);
 		return;
@@ -841,7 +872,7 @@ static void vm_step(struct vm *v, double *next)
 
 	switch (v->state) {
 	case VM_DOWN:
-		if (!exiting && now >= v->next_connect)
+		if ((!exiting || v->exit_deflate) && now >= v->next_connect)
 			vm_connect(v);
 		break;
 	case VM_GREETING:
@@ -876,7 +907,7 @@ static void vm_step(struct vm *v, double *next)
 		vm_send_next(v);
 		break;
 	}
-	if (v->state == VM_DOWN && !exiting && v->next_connect < *next)
+	if (v->state == VM_DOWN && (!exiting || v->exit_deflate) && v->next_connect < *next)
 		*next = v->next_connect;
 	if (v->state != VM_DOWN && (v->state != VM_UP || v->busy) && v->deadline < *next)
 		*next = v->deadline;
@@ -1069,12 +1100,29 @@ static int turn(struct pollfd *pfd, struct metrics_server *ms, double max_ms)
 	return 0;
 }
 
+/* the VMs left squeezed, in one line: what the exit status 1 is about */
+static void exit_names(void)
+{
+	char line[1024];
+	size_t n = 0;
+	unsigned int i;
+
+	line[0] = 0;
+	for (i = 0; i < cfg->nr_vms && n < sizeof(line); i++)
+		if (vms[i].exit_failed)
+			n += snprintf(line + n, sizeof(line) - n, "%s%s", n ? ", " : "",
+				      vms[i].arg->name);
+	err_msg("balance: on exit, not deflated (their guests may stay squeezed): %s", line);
+}
+
 /*
  * --on-exit deflate: every VM balance set a target on goes back to its
  * full size (its max= when given), unless someone else's target holds it;
  * the loop runs on for those commands alone, each with its deadline, so a
- * stuck VM delays the exit by --qmp-timeout-ms at most.  1 when a VM could
- * not be deflated.
+ * stuck VM delays the exit by --qmp-timeout-ms at most.  A VM that is down
+ * (not gone) is connected to once more, and delays it by a deadline per
+ * step (greeting, capabilities, RAM, balloon).  1 when a VM could not be
+ * deflated, and those VMs named.
  */
 static int finish(struct pollfd *pfd, struct metrics_server *ms)
 {
@@ -1098,8 +1146,15 @@ static int finish(struct pollfd *pfd, struct metrics_server *ms)
 			continue;
 		}
 		if (v->state != VM_UP) {
-			say(v, "on exit: not deflated: QMP is down (%s)", v->down_why);
-			exit_failed++;
+			/*
+			 * down for a while (a libvirtd restarting, a QEMU
+			 * stuck) or coming back: tried once more now,
+			 * whatever its backoff, and deflated if reached
+			 */
+			say(v, "on exit: down (%s): trying to reach it to deflate it", v->down_why);
+			v->exit_deflate = 1;
+			v->next_connect = 0;
+			left++;
 			continue;
 		}
 		v->exit_deflate = 1;
@@ -1121,10 +1176,10 @@ static int finish(struct pollfd *pfd, struct metrics_server *ms)
 			left += vms[i].exit_deflate;
 	}
 	for (i = 0; i < cfg->nr_vms; i++)
-		if (vms[i].exit_deflate) {
-			say(&vms[i], "%s", "on exit: not deflated: stopped by a second signal");
-			exit_failed++;
-		}
+		if (vms[i].exit_deflate)
+			exit_not_deflated(&vms[i], "stopped by a second signal");
+	if (exit_failed)
+		exit_names();
 	return exit_failed ? 1 : 0;
 }
 

@@ -63,6 +63,7 @@ struct fake {
 	int has_plugged;
 	int bad_memsize;		/* answer query-memory-size-summary with a bad plugged-memory */
 	unsigned int memsizes;		/* query-memory-size-summary answered */
+	int silent;			/* connections accepted, never greeted (a stuck QEMU) */
 };
 
 /* the guest's driver's own bins, as after its probe */
@@ -288,7 +289,8 @@ static int serve_until(int ms, int (*until)(void))
 				f->accepts++;
 				f->in_len = 0;
 				f->muted = 0;
-				say(f, "{\"QMP\": {\"version\": {}, \"capabilities\": []}}");
+				if (!f->silent)
+					say(f, "{\"QMP\": {\"version\": {}, \"capabilities\": []}}");
 				continue;
 			}
 			r = read(f->fd, f->in + f->in_len, sizeof(f->in) - 1 - f->in_len);
@@ -856,6 +858,65 @@ static const char *on_exit_after_a_balloon_in_flight(void)
 	ASSERT_HAS_SUBSTR(file_text("err"), "vm=a on exit: deflated to 512 MiB",
 			  "a's deflation logged");
 	return NULL;
+}
+
+static int a_down(void)
+{
+	return strstr(file_text("err"), "vm=a down:") != NULL;
+}
+
+/*
+ * a, squeezed, goes down (it stops answering), and a stop comes while
+ * its next retry is far off (--reconnect-ms 60000), as after a libvirtd
+ * restart.  With @back, its QEMU answers again: balance reaches it on
+ * exit and deflates it, status 0.  Without, it accepts and never greets:
+ * status 1, and a named as left squeezed.
+ */
+static const char *on_exit_down(int back)
+{
+	double t0, ms;
+	int st;
+
+	ASSERT_TRUE(serve_until(3000, both_set), "a target on both in 3 s");
+	ASSERT_LT(vm[0].actual, RAM, "a's size");
+	vm[0].mute = "\"query-balloon\"";
+	ASSERT_TRUE(serve_until(3000, a_down), "a down within 3 s of going quiet");
+	serve(200);
+	vm[0].mute = NULL;
+	vm[0].silent = !back;
+	t0 = mono_ms();
+	st = term(5000);
+	ms = mono_ms() - t0;
+	fprintf(stderr, "exit %d after %.0f ms, a %s\n", st, ms, back ? "back" : "silent");
+	ASSERT_EQ(vm[1].last_balloon, RAM, "b's target on exit");
+	/* greeting, capabilities, RAM and balloon, 500 ms each at most; 1 s the margin */
+	UNIT_FAIL_IF(ms >= 3000, ("%.0f ms", ms), "the exit with a down (--qmp-timeout-ms 500)");
+	if (back) {
+		ASSERT_EQ(st, 0, "balance's exit status, a reached on exit");
+		ASSERT_EQ(vm[0].last_balloon, RAM, "a's target on exit");
+		ASSERT_HAS_SUBSTR(file_text("err"), "vm=a on exit: deflated to 512 MiB",
+				  "a's deflation logged");
+		return NULL;
+	}
+	ASSERT_EQ(st, 1, "balance's exit status, a not reached on exit");
+	ASSERT_LT(vm[0].last_balloon, RAM, "a's target, a silent");
+	ASSERT_HAS_SUBSTR(file_text("err"), "vm=a on exit: not deflated: no QMP greeting",
+			  "a's failure said");
+	ASSERT_HAS_SUBSTR(file_text("err"), "balance: on exit, not deflated (their guests may stay "
+			  "squeezed): a\n", "a named at the end");
+	return NULL;
+}
+
+static const char *test_on_exit_down(void)
+{
+	const char *err = start(NULL, NULL, 0, "--qmp-timeout-ms", "500", "--reconnect-ms", "60000",
+				NULL);
+
+	err = finish(err ? err : on_exit_down(1));
+	if (!err)
+		err = start(NULL, NULL, 0, "--qmp-timeout-ms", "500", "--reconnect-ms", "60000",
+			    NULL);
+	return err ? err : finish(on_exit_down(0));
 }
 
 static const char *test_on_exit(void)
@@ -1531,6 +1592,7 @@ static const struct {
 	{ "balance_configures_a_guest_again_when_its_report_has_other_bins", test_other_bins, 0 },
 	{ "balance_sizes_a_qemu_restarted_with_more_ram_from_its_new_ram",
 	  test_restarted_with_more_ram, 0 },
+	{ "balance_on_exit_reaches_a_vm_that_is_down_or_names_it", test_on_exit_down, 0 },
 	{ "balance_counts_memory_plugged_under_it_as_the_guests", test_plugged, 0 },
 };
 #define NR_TESTS (sizeof(tests) / sizeof(tests[0]))
