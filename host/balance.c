@@ -594,7 +594,8 @@ static void vm_memsize(struct vm *v, const struct qmp_msg *r)
 
 		v->sent = v->sent ? shifted(v->sent, old, ram) : 0;
 		v->target = v->target ? shifted(v->target, old, ram) : 0;
-		v->balloon_to = shifted(v->balloon_to, old, ram);
+		if (v->queued & (1u << OP_BALLOON))
+			v->balloon_to = shifted(v->balloon_to, old, ram);
 		if (v->ref_valid && !v->sent)
 			v->ref = shifted(v->ref, old, ram);
 	}
