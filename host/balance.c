@@ -55,8 +55,12 @@
 /* the commands a VM is sent, each queued at most once */
 enum op {
 	OP_BALLOON,	/* first: a decision goes before any read queued */
-	OP_QUERY,	/* next: after a balloon, where it starts from */
+	/*
+	 * before the balloon's size: memory plugged since the last tick
+	 * moves the size as much, and is known to be no one's target
+	 */
 	OP_MEMSIZE,
+	OP_QUERY,	/* next: after a balloon, where it starts from */
 	OP_STATS_ON,
 	OP_CONFIG,
 	OP_STATS,
@@ -99,6 +103,7 @@ struct vm {
 	 * decision's balloon is in flight queues the exit's behind it
 	 */
 	int exit_inflight;
+	int exit_failed;		/* squeezed and not deflated on exit */
 
 	unsigned int failures;		/* since the VM last answered a whole tick */
 	double next_connect;
@@ -110,7 +115,12 @@ struct vm {
 	int configured, stats_on, pending;
 	double next_tick, next_request;
 	char last_err[160], last_keep[32];
-	__u64 ram, actual, target;	/* target: the policy's last, 0 none */
+	/*
+	 * ram: base and plugged memory, read every tick; 0 until read since
+	 * the VM (re)connected.  target: the policy's last, 0 none.
+	 */
+	__u64 ram, actual, target;
+	__u64 ram_said;			/* the RAM last logged */
 	struct ws_report report;
 	int have_report, new_report;
 	double report_ms;
@@ -212,6 +222,14 @@ static __u64 full_size(const struct vm *v)
 	return v->k.ceiling && v->k.ceiling < v->ram ? v->k.ceiling : v->ram;
 }
 
+/* a VM balance squeezed stays so: said, counted and named at the end */
+static void exit_not_deflated(struct vm *v, const char *why)
+{
+	say(v, "on exit: not deflated: %s", why);
+	v->exit_failed = 1;
+	exit_failed++;
+}
+
 /*
  * The VM is down: close, forget what was queued, retry with backoff
  * (--reconnect-ms, doubled per failure up to a minute).  Said once: the
@@ -235,10 +253,8 @@ static void vm_fail(struct vm *v, const char *why)
 	v->down_logged = 1;
 	v->gone = 0;
 	snprintf(v->down_why, sizeof(v->down_why), "%s", why);
-	if (v->exit_deflate) {
-		say(v, "on exit: not deflated: %s", why);
-		exit_failed++;
-	}
+	if (v->exit_deflate)
+		exit_not_deflated(v, why);
 	qmp_close(&v->q);
 	v->state = VM_DOWN;
 	v->busy = v->in_tick = v->exit_deflate = v->exit_inflight = 0;
@@ -250,7 +266,8 @@ static void vm_fail(struct vm *v, const char *why)
 	 */
 	v->have_report = v->new_report = v->have_stats = v->new_stats = 0;
 	v->unseen_reclaims = 0;
-	v->actual = 0;
+	/* a QEMU restarted meanwhile may have another RAM: read again */
+	v->actual = v->ram = 0;
 	/* and the first decision after it comes back is logged, whatever it is */
 	v->last_keep[0] = 0;
 	v->next_connect = now_ms() + delay;
@@ -260,8 +277,27 @@ static void vm_fail(struct vm *v, const char *why)
 /* down because QEMU closed the socket or has none: no guest left squeezed */
 static void vm_gone(struct vm *v, const char *why)
 {
+	int deflating = v->exit_deflate;
+
+	v->exit_deflate = 0;
 	vm_fail(v, why);
 	v->gone = 1;
+	if (deflating)
+		say(v, "on exit: nothing to deflate: %s", why);
+}
+
+/*
+ * The socket closed.  QEMU's own closes when QEMU ends; libvirt's bridge
+ * closes too when libvirtd restarts or an event cannot be passed on,
+ * which says nothing of the domain: only the bridge's stop event (virt.h)
+ * says that it is gone.
+ */
+static void vm_closed(struct vm *v)
+{
+	if (v->arg->libvirt)
+		vm_fail(v, "libvirt: the connection closed");
+	else
+		vm_gone(v, "QEMU closed the socket");
 }
 
 /* a reading of the balloon's size: someone else's target shows here */
@@ -324,6 +360,41 @@ static unsigned int missed_reclaims(struct vm *v, const struct ws_report *r)
 	return gap - own;
 }
 
+/*
+ * The report's bins are those balance configured: each node's bounds are
+ * --intervals, then the catch-all.  A guest whose driver was probed or
+ * restored again (a reboot, a rebind) is back at its own defaults, and
+ * QEMU keeps no copy of the configuration to give it.
+ */
+static int bins_configured(const struct ws_report *r)
+{
+	__u32 n, b;
+
+	for (n = 0; n < r->nr_nodes; n++) {
+		if (r->nodes[n].nr_bins != cfg->nr_intervals + 1)
+			return 0;
+		for (b = 0; b < cfg->nr_intervals; b++)
+			if (r->nodes[n].bins[b].idle_le_ms != cfg->intervals[b])
+				return 0;
+	}
+	return 1;
+}
+
+/*
+ * The guest was reset: its driver comes back with its default
+ * configuration, so balance's is sent again (at the next tick, and every
+ * tick until the driver takes it); what the guest said before the reset
+ * is not its state now.
+ */
+static void vm_guest_reset(struct vm *v)
+{
+	if (v->configured)
+		say(v, "%s", "the guest reset: configuring its working-set reporting again");
+	v->configured = 0;
+	v->have_report = v->new_report = 0;
+	v->unseen_reclaims = 0;
+}
+
 static void on_event(struct vm *v, const struct qmp_msg *m)
 {
 	const char *name = qmp_event_name(m->obj);
@@ -331,10 +402,26 @@ static void on_event(struct vm *v, const struct qmp_msg *m)
 	struct ws_report r;
 	unsigned int lost;
 
-	if (!strcmp(name, "WORKING_SET_EVENT")) {
+	if (!strcmp(name, "RESET")) {
+		vm_guest_reset(v);
+	} else if (v->arg->libvirt && !strcmp(name, VIRT_EVENT_STOPPED)) {
+		vm_gone(v, "libvirt: the domain stopped");
+	} else if (!strcmp(name, "WORKING_SET_EVENT")) {
 		if (qmp_report_parse(m->obj, &r)) {
 			say(v, "%s", "a WORKING_SET_EVENT without a well-formed report, ignored");
 			return;
+		}
+		/*
+		 * Still decided on: a reclaim report is one whatever its
+		 * bins, and the policies read bins they cannot split at T
+		 * as busy (no inflation)
+		 */
+		if (v->configured && !bins_configured(&r)) {
+			say(v, "%s", "a report with other bins than balance configured (the guest's "
+			    "driver was reset?): configuring its working-set reporting again");
+			v->configured = 0;
+			/* the driver is there (it reported): no need to wait for the tick */
+			v->queued |= 1u << OP_CONFIG;
 		}
 		/* a reclaim report not decided on yet is not lost with it */
 		if (v->new_report && v->report.cause == WSR_CAUSE_RECLAIM)
@@ -448,7 +535,7 @@ static void vm_send_next(struct vm *v)
 	errno = ENOMEM;
 	if (qmp_queue(&v->q, op_cmd(v, op))) {
 		if (errno == EPIPE || errno == ECONNRESET) {
-			vm_gone(v, "QEMU closed the socket");
+			vm_closed(v);
 			return;
 		}
 		snprintf(why, sizeof(why), "cannot send %s: %s", op_names[op], strerror(errno));
@@ -466,10 +553,9 @@ static void vm_send_next(struct vm *v)
 
 static void vm_tick(struct vm *v)
 {
-	unsigned int q = 1u << OP_QUERY;
+	/* the RAM every tick: memory plugged under balance is the guest's */
+	unsigned int q = 1u << OP_QUERY | 1u << OP_MEMSIZE;
 
-	if (!v->ram)
-		q |= 1u << OP_MEMSIZE;
 	if (!v->stats_on)
 		q |= 1u << OP_STATS_ON;
 	else
@@ -486,6 +572,55 @@ static void vm_tick(struct vm *v)
 	v->in_tick = 1;
 }
 
+/* @size, a size of a guest with @old bytes of RAM, with @ram (at least 1 byte) */
+static __u64 shifted(__u64 size, __u64 old, __u64 ram)
+{
+	if (ram >= old)
+		return size + (ram - old);
+	return size > old - ram ? size - (old - ram) : 1;
+}
+
+/*
+ * query-memory-size-summary's answer: the VM's RAM is its base memory and
+ * what is plugged (pc-dimm, virtio-mem), which QEMU's balloon counts in
+ * the guest's size.  A malformed answer changes nothing.
+ */
+static void vm_memsize(struct vm *v, const struct qmp_msg *r)
+{
+	struct json_object *ret;
+	__u64 base, plugged = 0;
+
+	if (qmp_return_u64(r->obj, "base-memory", &base) || !base ||
+	    (json_object_object_get_ex(r->obj, "return", &ret) &&
+	     json_object_object_get_ex(ret, "plugged-memory", NULL) &&
+	     qmp_return_u64(r->obj, "plugged-memory", &plugged)) ||
+	    plugged > ~0ULL - base) {
+		say_once(v, "%s", "query-memory-size-summary: no well-formed base-memory and "
+			 "plugged-memory in its answer, ignored");
+		return;
+	}
+	/*
+	 * QEMU keeps the balloon's pages, not the guest's size: memory
+	 * plugged or unplugged moves the size balance set by as much
+	 */
+	if (v->ram && base + plugged != v->ram) {
+		__u64 old = v->ram, ram = base + plugged;
+
+		v->sent = v->sent ? shifted(v->sent, old, ram) : 0;
+		v->target = v->target ? shifted(v->target, old, ram) : 0;
+		if (v->queued & (1u << OP_BALLOON))
+			v->balloon_to = shifted(v->balloon_to, old, ram);
+		if (v->ref_valid && !v->sent)
+			v->ref = shifted(v->ref, old, ram);
+	}
+	v->ram = base + plugged;
+	if (v->ram != v->ram_said)
+		say(v, "RAM %llu MiB (base %llu MiB, plugged %llu MiB)",
+		    (unsigned long long)(v->ram / MIB), (unsigned long long)(base / MIB),
+		    (unsigned long long)(plugged / MIB));
+	v->ram_said = v->ram;
+}
+
 /* the reply to the command in flight */
 static void vm_reply(struct vm *v, const struct qmp_msg *r)
 {
@@ -496,7 +631,19 @@ static void vm_reply(struct vm *v, const struct qmp_msg *r)
 	switch (v->inflight) {
 	case OP_MEMSIZE:
 		if (ok)
-			qmp_return_u64(r->obj, "base-memory", &v->ram);
+			vm_memsize(v, r);
+		else
+			say_once(v, "query-memory-size-summary refused: %s", refusal(r));
+		/* on exit, a VM reconnected since its last read is deflated to what it has now */
+		if (v->exit_deflate && !(v->queued & (1u << OP_BALLOON))) {
+			if (v->ram) {
+				v->balloon_to = full_size(v);
+				v->queued |= 1u << OP_BALLOON;
+			} else {
+				exit_not_deflated(v, "its RAM could not be read");
+				v->exit_deflate = 0;
+			}
+		}
 		break;
 	case OP_STATS_ON:
 		if (!ok)
@@ -527,7 +674,8 @@ static void vm_reply(struct vm *v, const struct qmp_msg *r)
 	case OP_BALLOON:
 		if (!ok) {
 			say(v, "QMP balloon refused: %s", refusal(r));
-			exit_failed += v->exit_inflight;
+			if (v->exit_inflight)
+				exit_not_deflated(v, "its balloon command was refused");
 		} else if (v->exit_inflight) {
 			say(v, "on exit: deflated to %llu MiB", (unsigned long long)(v->inflight_to / MIB));
 		} else {
@@ -603,6 +751,9 @@ static void vm_msg(struct vm *v, const struct qmp_msg *m)
 		if (!v->down_logged)
 			say(v, "connected to %s", v->arg->sock);
 		v->next_tick = v->next_request = now_ms();
+		/* reached on exit: its RAM read again, then its deflation (vm_reply) */
+		if (v->exit_deflate)
+			v->queued = 1u << OP_MEMSIZE;
 		return;
 	case VM_UP:
 		if (k == QMP_EVENT)
@@ -649,7 +800,7 @@ static void vm_io(struct vm *v, short revents)
 	if ((revents & POLLOUT) && qmp_flush(&v->q)) {
 		snprintf(err, sizeof(err), "cannot send: %s", strerror(errno));
 		if (errno == EPIPE || errno == ECONNRESET)
-			vm_gone(v, "QEMU closed the socket");
+			vm_closed(v);
 		else
 			vm_fail(v, err);
 		return;
@@ -659,7 +810,7 @@ static void vm_io(struct vm *v, short revents)
 	r = qmp_fill(&v->q, err, sizeof(err));
 	if (r) {
 		if (r == -1)
-			vm_gone(v, err);
+			vm_closed(v);
 		else
 			vm_fail(v, err);
 		return;
@@ -741,7 +892,7 @@ static void vm_step(struct vm *v, double *next)
 
 	switch (v->state) {
 	case VM_DOWN:
-		if (!exiting && now >= v->next_connect)
+		if ((!exiting || v->exit_deflate) && now >= v->next_connect)
 			vm_connect(v);
 		break;
 	case VM_GREETING:
@@ -776,7 +927,7 @@ static void vm_step(struct vm *v, double *next)
 		vm_send_next(v);
 		break;
 	}
-	if (v->state == VM_DOWN && !exiting && v->next_connect < *next)
+	if (v->state == VM_DOWN && (!exiting || v->exit_deflate) && v->next_connect < *next)
 		*next = v->next_connect;
 	if (v->state != VM_DOWN && (v->state != VM_UP || v->busy) && v->deadline < *next)
 		*next = v->deadline;
@@ -1065,12 +1216,29 @@ static int turn(struct pollfd *pfd, struct metrics_server *ms, double max_ms)
 	return 0;
 }
 
+/* the VMs left squeezed, in one line: what the exit status 1 is about */
+static void exit_names(void)
+{
+	char line[1024];
+	size_t n = 0;
+	unsigned int i;
+
+	line[0] = 0;
+	for (i = 0; i < cfg->nr_vms && n < sizeof(line); i++)
+		if (vms[i].exit_failed)
+			n += snprintf(line + n, sizeof(line) - n, "%s%s", n ? ", " : "",
+				      vms[i].arg->name);
+	err_msg("balance: on exit, not deflated (their guests may stay squeezed): %s", line);
+}
+
 /*
  * --on-exit deflate: every VM balance set a target on goes back to its
  * full size (its max= when given), unless someone else's target holds it;
  * the loop runs on for those commands alone, each with its deadline, so a
- * stuck VM delays the exit by --qmp-timeout-ms at most.  1 when a VM could
- * not be deflated.
+ * stuck VM delays the exit by --qmp-timeout-ms at most.  A VM that is down
+ * (not gone) is connected to once more, and delays it by a deadline per
+ * step (greeting, capabilities, RAM, balloon).  1 when a VM could not be
+ * deflated, and those VMs named.
  */
 static int finish(struct pollfd *pfd, struct metrics_server *ms)
 {
@@ -1094,14 +1262,28 @@ static int finish(struct pollfd *pfd, struct metrics_server *ms)
 			continue;
 		}
 		if (v->state != VM_UP) {
-			say(v, "on exit: not deflated: QMP is down (%s)", v->down_why);
-			exit_failed++;
+			/*
+			 * down for a while (a libvirtd restarting, a QEMU
+			 * stuck) or coming back: tried once more now,
+			 * whatever its backoff, and deflated if reached
+			 */
+			say(v, "on exit: down (%s): trying to reach it to deflate it", v->down_why);
+			v->exit_deflate = 1;
+			v->next_connect = 0;
+			left++;
 			continue;
 		}
-		v->queued = 1u << OP_BALLOON;
-		v->balloon_to = full_size(v);
 		v->exit_deflate = 1;
 		left++;
+		if (v->ram) {
+			v->queued = 1u << OP_BALLOON;
+			v->balloon_to = full_size(v);
+		} else if (!(v->busy && v->inflight == OP_MEMSIZE)) {
+			/* reconnected and its RAM not read again yet: the balloon after it */
+			v->queued = 1u << OP_MEMSIZE;
+		} else {
+			v->queued = 0;
+		}
 	}
 	while (left && stop < 2) {
 		if (turn(pfd, ms, 100))
@@ -1110,10 +1292,10 @@ static int finish(struct pollfd *pfd, struct metrics_server *ms)
 			left += vms[i].exit_deflate;
 	}
 	for (i = 0; i < cfg->nr_vms; i++)
-		if (vms[i].exit_deflate) {
-			say(&vms[i], "%s", "on exit: not deflated: stopped by a second signal");
-			exit_failed++;
-		}
+		if (vms[i].exit_deflate)
+			exit_not_deflated(&vms[i], "stopped by a second signal");
+	if (exit_failed)
+		exit_names();
 	return exit_failed ? 1 : 0;
 }
 

@@ -9,7 +9,7 @@
  * period (virDomainSetMemoryStatsPeriod) and the stats themselves
  * (virDomainMemoryStats), whose replies are given in QEMU's own form.
  * QEMU's events come through virConnectDomainQemuMonitorEventRegister,
- * and the domain's end through virConnectDomainEventRegisterAny.
+ * and the domain's end and reboots through virConnectDomainEventRegisterAny.
  *
  * libvirt's calls have no time-out of their own: each connection's calls
  * are made by its own thread, and the peer (balance's loop, a command)
@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 #include <fcntl.h>
 #include <json-c/json.h>
@@ -46,7 +47,7 @@ struct bridge {
 	virDomainPtr dom;
 	pthread_mutex_t wlock;		/* one message at a time on fd */
 	int refs;			/* the thread's and each callback's */
-	int ev_id, life_id;		/* -1: not registered */
+	int ev_id, life_id, reboot_id;	/* -1: not registered */
 };
 
 static pthread_once_t loop_once = PTHREAD_ONCE_INIT;
@@ -187,7 +188,29 @@ static void on_qemu_event(virConnectPtr conn, virDomainPtr dom, const char *even
 	json_object_put(o);
 }
 
-/* the domain stopped or crashed: its QMP is gone, as QEMU's socket would be */
+/* an event of the bridge's own, as QEMU's are sent */
+static void send_event(struct bridge *b, const char *event, const char *reason)
+{
+	struct json_object *o = json_object_new_object(), *data = json_object_new_object();
+	struct json_object *ts = json_object_new_object();
+	struct timespec now;
+
+	clock_gettime(CLOCK_REALTIME, &now);
+	json_object_object_add(data, "reason", json_object_new_string(reason));
+	json_object_object_add(o, "event", json_object_new_string(event));
+	json_object_object_add(o, "data", data);
+	json_object_object_add(ts, "seconds", json_object_new_int64(now.tv_sec));
+	json_object_object_add(ts, "microseconds", json_object_new_int64(now.tv_nsec / 1000));
+	json_object_object_add(o, "timestamp", ts);
+	send_line(b, json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN), 0);
+	json_object_put(o);
+}
+
+/*
+ * The domain stopped or crashed: said (the only word that it is gone),
+ * then its QMP closes, as QEMU's socket would.  An undefined domain may
+ * still run (a running one becomes transient): not a stop.
+ */
 static int on_lifecycle(virConnectPtr conn, virDomainPtr dom, int event, int detail, void *opaque)
 {
 	struct bridge *b = opaque;
@@ -195,9 +218,20 @@ static int on_lifecycle(virConnectPtr conn, virDomainPtr dom, int event, int det
 	(void)conn;
 	(void)dom;
 	(void)detail;
-	if (event == VIR_DOMAIN_EVENT_STOPPED || event == VIR_DOMAIN_EVENT_CRASHED ||
-	    event == VIR_DOMAIN_EVENT_UNDEFINED)
+	if (event == VIR_DOMAIN_EVENT_STOPPED || event == VIR_DOMAIN_EVENT_CRASHED) {
+		send_event(b, VIRT_EVENT_STOPPED,
+			   event == VIR_DOMAIN_EVENT_STOPPED ? "stopped" : "crashed");
 		shutdown(b->fd, SHUT_RDWR);
+	}
+	return 0;
+}
+
+/* the guest reset: as QEMU's RESET, for a peer that configures the guest again */
+static int on_reboot(virConnectPtr conn, virDomainPtr dom, void *opaque)
+{
+	(void)conn;
+	(void)dom;
+	send_event(opaque, "RESET", "libvirt-reboot");
 	return 0;
 }
 
@@ -255,15 +289,15 @@ static const char *attach(struct bridge *b, char *why, size_t len)
 		return "no such domain";
 	if (virDomainIsActive(b->dom) != 1)
 		return "domain not running";
-	__atomic_add_fetch(&b->refs, 3, __ATOMIC_ACQ_REL);
+	__atomic_add_fetch(&b->refs, 4, __ATOMIC_ACQ_REL);
 	if (virConnectRegisterCloseCallback(b->conn, on_close, b, bridge_put) < 0) {
-		__atomic_sub_fetch(&b->refs, 3, __ATOMIC_ACQ_REL);
+		__atomic_sub_fetch(&b->refs, 4, __ATOMIC_ACQ_REL);
 		return "cannot watch the connection";
 	}
 	b->ev_id = virConnectDomainQemuMonitorEventRegister(b->conn, b->dom, NULL, on_qemu_event,
 							     b, bridge_put, 0);
 	if (b->ev_id < 0) {
-		__atomic_sub_fetch(&b->refs, 2, __ATOMIC_ACQ_REL);
+		__atomic_sub_fetch(&b->refs, 3, __ATOMIC_ACQ_REL);
 		return "cannot register for QEMU's events";
 	}
 	b->life_id = virConnectDomainEventRegisterAny(b->conn, b->dom,
@@ -271,8 +305,16 @@ static const char *attach(struct bridge *b, char *why, size_t len)
 						       VIR_DOMAIN_EVENT_CALLBACK(on_lifecycle),
 						       b, bridge_put);
 	if (b->life_id < 0) {
-		__atomic_sub_fetch(&b->refs, 1, __ATOMIC_ACQ_REL);
+		__atomic_sub_fetch(&b->refs, 2, __ATOMIC_ACQ_REL);
 		return "cannot register for the domain's events";
+	}
+	b->reboot_id = virConnectDomainEventRegisterAny(b->conn, b->dom,
+							 VIR_DOMAIN_EVENT_ID_REBOOT,
+							 VIR_DOMAIN_EVENT_CALLBACK(on_reboot),
+							 b, bridge_put);
+	if (b->reboot_id < 0) {
+		__atomic_sub_fetch(&b->refs, 1, __ATOMIC_ACQ_REL);
+		return "cannot register for the domain's reboots";
 	}
 	/* a domain stopped between the lookup and the registration */
 	if (virDomainIsActive(b->dom) != 1)
@@ -282,6 +324,8 @@ static const char *attach(struct bridge *b, char *why, size_t len)
 
 static void detach(struct bridge *b)
 {
+	if (b->reboot_id >= 0)
+		virConnectDomainEventDeregisterAny(b->conn, b->reboot_id);
 	if (b->life_id >= 0)
 		virConnectDomainEventDeregisterAny(b->conn, b->life_id);
 	if (b->ev_id >= 0)
@@ -479,7 +523,7 @@ int virt_open(const char *uri, const char *domain, const char *device, int nonbl
 		goto oom;
 	b->fd = sv[1];
 	b->refs = 1;
-	b->ev_id = b->life_id = -1;
+	b->ev_id = b->life_id = b->reboot_id = -1;
 	pthread_mutex_init(&b->wlock, NULL);
 	if (pthread_create(&t, NULL, serve, b)) {
 		pthread_mutex_destroy(&b->wlock);

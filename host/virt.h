@@ -19,12 +19,19 @@
  * without holding up the caller, which keeps its own deadlines.  When
  * the connection or the domain cannot be had, the thread sends one QMP
  * error whose desc says why, then closes; it closes too when libvirt's
- * connection closes (the daemon restarted) or the domain stops.  Returns
+ * connection closes (the daemon restarted), when an event cannot be
+ * passed on, and when the domain stops or crashes, which alone it says
+ * first with the event VIRT_EVENT_STOPPED: a close without it says
+ * nothing of the domain.  libvirt's reboot event is passed on as a QMP
+ * RESET (as QEMU's own is; the peer may see both).  Returns
  * the descriptor (non-blocking when @nonblock), or -1 with the reason in
  * @err.  With @device (a QOM path), a domain whose device there does not
  * have working-set on is refused the same way, its desc beginning
  * "skipped: ".
  */
+/* the event that says the domain stopped (libvirt's lifecycle event), not QEMU's */
+#define VIRT_EVENT_STOPPED "WSR_DOMAIN_STOPPED"
+
 int virt_open(const char *uri, const char *domain, const char *device, int nonblock,
 	      char *err, size_t err_len);
 

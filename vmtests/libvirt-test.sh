@@ -179,6 +179,47 @@ wait_for() {
 	done
 }
 
+# b_actual: domain b's balloon size in bytes, read on its own QMP socket
+b_actual() {
+	timeout 10 "$HOST" --qmp "$LV_DIR/domains/b.qmp" qmp '{"execute":"query-balloon"}' 2>/dev/null |
+		grep -o '"actual": *[0-9]*' | grep -o '[0-9]*$'
+}
+
+# stop_while_libvirtd_is_down BAL: with b squeezed, libvirtd stopped and
+# balance (pid BAL) sent SIGTERM as soon as it says b down (before its
+# first retry, 0.5 s on).  balance must either deflate b on exit or name
+# it in its last line (status 1): "deflated" or "named" goes to
+# $tmp/bal.exit (the caller, which owns the process, checks b's size);
+# prints why not.  libvirtd runs again after it.
+stop_while_libvirtd_is_down() {
+	local bal=$1 s t said
+	s=$(b_actual)
+	if [ -z "$s" ] || [ "$s" -ge $((384 << 20)) ]; then
+		echo "b not squeezed before the stop (actual ${s:-unknown})"
+		return
+	fi
+	t=$(date +%s.%N)
+	lv_stop_libvirtd
+	if ! wait_for 20 err_line 'vm=b down' "$t"; then
+		echo "balance did not say b down within 20 s of libvirtd's stop"
+	else
+		kill -TERM "$bal"
+		# not this shell's child: its end is seen by kill -0
+		for _ in $(seq 1 300); do kill -0 "$bal" 2>/dev/null || break; sleep 0.1; done
+		if kill -0 "$bal" 2>/dev/null; then
+			echo "balance still running 30 s after SIGTERM"
+		elif [ -n "$(err_line 'vm=b on exit: deflated' "$t")" ]; then
+			echo deflated >"$tmp/bal.exit"
+		elif [ -n "$(err_line 'on exit, not deflated .*: (.*, )?b(,|$)' "$t")" ]; then
+			echo named >"$tmp/bal.exit"
+			echo "    | b named on exit: $(err_line 'on exit, not deflated' "$t" | cut -d' ' -f2-)" >&2
+		else
+			echo "balance neither deflated nor named b on exit: $(tail -n 3 "$tmp/all.err" | tr '\n' '|')"
+		fi
+	fi
+	said=$(lv_libvirtd) || echo "libvirtd again: $said"
+}
+
 # err_line PATTERN AFTER: the first line of balance's stderr (each line
 # prefixed with its unix time) matching PATTERN after AFTER
 err_line() {
@@ -192,10 +233,11 @@ err_line() {
 # managed again; libvirtd restarted under balance: balance reconnects,
 # and b's first decision after it waits for a report made after it (its
 # reports watched on b's own QMP socket, which libvirt's restart leaves
-# alone).
+# alone).  Then libvirtd stopped, and balance stopped as soon as it says
+# b down: b, squeezed, is deflated on exit or named with status 1.
 test_libvirt_all_domains() {
 	local idle='. /host/transport-lib.sh; start_daemon; mark READY; sleep 900' bal t w="" d=""
-	local ws=working-set=on,working-set-bins=5 said
+	local ws=working-set=on,working-set-bins=5 said watcher st s
 	said=$(lv_domain a 384 1 "$ws" sh -c "$idle" && lv_domain b 384 1 "$ws" sh -c "$idle" &&
 		lv_domain c 256 1 "" sh -c 'sleep 900' &&
 		lv_create a && lv_create b && lv_create c) || { bad "domains: $said"; return; }
@@ -203,7 +245,7 @@ test_libvirt_all_domains() {
 	kill -STOP "$(lv_qemu_pid a)" || { bad "cannot stop a's QEMU"; return; }
 	dom_mark b READY 200 || return
 	"$HOST" balance --connect "$LV_URI" --policy working-set --request-ms 1000 \
-		--reconnect-ms 500 --qmp-timeout-ms 1000 --on-exit keep >"$tmp/all.dec" \
+		--reconnect-ms 500 --qmp-timeout-ms 1000 >"$tmp/all.dec" \
 		2> >(while IFS= read -r l; do echo "$EPOCHREALTIME $l"; done >"$tmp/all.err") &
 	bal=$!
 	t=$(date +%s.%N)
@@ -240,11 +282,11 @@ test_libvirt_all_domains() {
 	also_verdict libvirt_balance_manages_a_domain_started_again "$w"
 	# libvirtd restarted under balance
 	"$HOST" --qmp "$LV_DIR/domains/b.qmp" watch --json >"$tmp/b.events" 2>&1 &
-	w=$!
+	watcher=$!
 	sleep 2
 	t=$(date +%s.%N)
 	lv_stop_libvirtd
-	said=$(lv_libvirtd) || { kill "$w" "$bal"; bad "libvirtd again: $said"; return; }
+	said=$(lv_libvirtd) || { kill "$watcher" "$bal"; bad "libvirtd again: $said"; return; }
 	if ! wait_for 60 err_line 'vm=b (answering again|connected)' "$t"; then
 		bad "balance did not reconnect to b: $(tail -n 3 "$tmp/all.err" | tr '\n' '|')"
 	elif ! wait_for 60 first_decision b "$t"; then
@@ -265,11 +307,29 @@ test_libvirt_all_domains() {
 			bad "b decided at $d, before any report after the reconnect (${w:-none})"
 		fi
 	fi
-	# the watcher and balance's stderr reader (one pid a word)
-	# shellcheck disable=SC2046
-	kill $(jobs -p) 2>/dev/null
+	# b's own QMP socket is the watcher's until it ends
+	kill "$watcher" 2>/dev/null
+	wait "$watcher" 2>/dev/null
+	w=$(stop_while_libvirtd_is_down "$bal")
+	# it ran in a subshell: what balance's exit said is in its file; a
+	# balance still running is stopped here
 	kill "$bal" 2>/dev/null
 	wait "$bal"
+	st=$(cat "$tmp/bal.exit" 2>/dev/null)
+	if [ -z "$w" ] && [ "$st" = deflated ]; then
+		# b must be back at its 384 MiB, read on its own QMP socket
+		for _ in $(seq 1 150); do
+			s=$(b_actual)
+			[ "${s:-0}" -lt $((384 << 20)) ] || break
+			sleep 0.2
+		done
+		[ "${s:-0}" -ge $((384 << 20)) ] ||
+			w="balance said b deflated, and b is at ${s:-unknown} bytes of $((384 << 20))"
+	fi
+	also_verdict libvirt_balance_stopped_while_libvirtd_is_down_deflates_or_names_a_squeezed_domain "$w"
+	# balance's stderr reader (one pid a word)
+	# shellcheck disable=SC2046
+	kill $(jobs -p) 2>/dev/null
 	lv_virsh destroy c >/dev/null 2>&1
 	lv_virsh destroy b >/dev/null 2>&1
 	G_DOM=""
@@ -301,6 +361,8 @@ run_test libvirt_balance_deflates_a_guest_under_pressure_within_2s \
 run_test libvirt_balance_reconnects_after_libvirtd_restarts_and_decides_on_fresh_data \
 	--also libvirt_balance_a_stopped_qemu_holds_up_no_other_domain \
 	--also libvirt_balance_skips_a_domain_without_the_device_with_its_reason \
-	--also libvirt_balance_manages_a_domain_started_again test_libvirt_all_domains
+	--also libvirt_balance_manages_a_domain_started_again \
+	--also libvirt_balance_stopped_while_libvirtd_is_down_deflates_or_names_a_squeezed_domain \
+	test_libvirt_all_domains
 unfinished_verdicts
 [ "$FAILED" = 0 ]

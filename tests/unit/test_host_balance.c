@@ -53,7 +53,28 @@ struct fake {
 	int flooding;			/* sending it now */
 	unsigned long long flooded;	/* bytes of it sent on the last connection */
 	unsigned int cut;		/* connections cut off during it */
+	/* the bounds of its reports' bins before the catch-all, as the guest's driver has them */
+	unsigned long long bins[8];
+	unsigned int nr_bins;
+	unsigned int configs;		/* working-set-config taken */
+	double config_ms;		/* when the last one came */
+	int no_reports;			/* the guest's daemon is not running: requests make none */
+	unsigned long long ram, plugged;	/* base-memory; plugged-memory if has_plugged */
+	int has_plugged;
+	int bad_memsize;		/* answer query-memory-size-summary with a bad plugged-memory */
+	unsigned int memsizes;		/* query-memory-size-summary answered */
+	int silent;			/* connections accepted, never greeted (a stuck QEMU) */
 };
+
+/* the guest's driver's own bins, as after its probe */
+static const unsigned long long driver_bins[] = { 1000, 2000, 4000, 8000 };
+
+/* @f's guest at its driver's defaults again (probed or restored) */
+static void driver_defaults(struct fake *f)
+{
+	memcpy(f->bins, driver_bins, sizeof(driver_bins));
+	f->nr_bins = sizeof(driver_bins) / sizeof(driver_bins[0]);
+}
 
 static char dir[64];
 static struct fake vm[NR_FAKES];
@@ -88,27 +109,57 @@ static void say(struct fake *f, const char *s)
 		f->fd = -1;
 }
 
-/* a report's event: @hot bytes idle <= 1 s, @cold bytes idle beyond 60 s, node 0 */
-static void report_text(char *s, size_t size, const char *cause, unsigned long long hot,
-			unsigned long long cold)
+/*
+ * A report's event in @f's bins: @hot bytes idle <= its first bound (1 s),
+ * @cold bytes in the catch-all, node 0
+ */
+static void report_text(char *s, size_t size, const struct fake *f, const char *cause,
+			unsigned long long hot, unsigned long long cold)
 {
-	snprintf(s, size,
-		 "{\"event\": \"WORKING_SET_EVENT\", \"data\": {\"cause\": \"%s\", "
-		 "\"data-age-ms\": 100, \"nodes\": [{\"node-id\": 0, \"bins\": ["
-		 "{\"idle-age-ms\": 1000, \"anon-bytes\": %llu, \"file-bytes\": 0}, "
-		 "{\"idle-age-ms\": 10000, \"anon-bytes\": 0, \"file-bytes\": 0}, "
-		 "{\"idle-age-ms\": 9223372036854775807, \"anon-bytes\": %llu, \"file-bytes\": 0}"
-		 "]}]}, \"timestamp\": {\"seconds\": 1, \"microseconds\": 0}}",
-		 cause, hot, cold);
+	size_t n;
+	unsigned int i;
+
+	n = snprintf(s, size,
+		     "{\"event\": \"WORKING_SET_EVENT\", \"data\": {\"cause\": \"%s\", "
+		     "\"data-age-ms\": 100, \"nodes\": [{\"node-id\": 0, \"bins\": [", cause);
+	for (i = 0; i < f->nr_bins && n < size; i++)
+		n += snprintf(s + n, size - n, "{\"idle-age-ms\": %llu, \"anon-bytes\": %llu, "
+			      "\"file-bytes\": 0}, ", f->bins[i], i ? 0 : hot);
+	if (n < size)
+		snprintf(s + n, size - n, "{\"idle-age-ms\": 9223372036854775807, \"anon-bytes\": "
+			 "%llu, \"file-bytes\": 0}]}]}, \"timestamp\": {\"seconds\": 1, "
+			 "\"microseconds\": 0}}", cold);
 }
 
 static void report(struct fake *f, const char *cause, unsigned long long hot,
 		   unsigned long long cold)
 {
-	char s[1024];
+	char s[2048];
 
-	report_text(s, sizeof(s), cause, hot, cold);
+	report_text(s, sizeof(s), f, cause, hot, cold);
 	say(f, s);
+}
+
+/* a working-set-config's intervals become @f's bins */
+static void take_config(struct fake *f, const char *cmd)
+{
+	const char *p = strstr(cmd, "\"intervals\"");
+	char *end;
+
+	p = p ? strchr(p, '[') : NULL;
+	if (!p)
+		return;
+	for (f->nr_bins = 0, p++; f->nr_bins < 8; p = end + 1) {
+		f->bins[f->nr_bins] = strtoull(p, &end, 10);
+		if (end == p)
+			break;
+		f->nr_bins++;
+		end += strspn(end, " ");
+		if (*end != ',')
+			break;
+	}
+	f->configs++;
+	f->config_ms = mono_ms();
 }
 
 static void answer(struct fake *f, const char *cmd)
@@ -133,7 +184,15 @@ static void answer(struct fake *f, const char *cmd)
 	}
 	f->cmds++;
 	if (strstr(cmd, "\"query-memory-size-summary\"")) {
-		snprintf(s, sizeof(s), "{\"return\": {\"base-memory\": %llu}}", RAM);
+		f->memsizes++;
+		if (f->bad_memsize)
+			snprintf(s, sizeof(s), "{\"return\": {\"base-memory\": %llu, "
+				 "\"plugged-memory\": -1}}", f->ram);
+		else if (f->has_plugged)
+			snprintf(s, sizeof(s), "{\"return\": {\"base-memory\": %llu, "
+				 "\"plugged-memory\": %llu}}", f->ram, f->plugged);
+		else
+			snprintf(s, sizeof(s), "{\"return\": {\"base-memory\": %llu}}", f->ram);
 		say(f, s);
 	} else if (strstr(cmd, "\"query-balloon\"")) {
 		f->queries++;
@@ -164,8 +223,12 @@ static void answer(struct fake *f, const char *cmd)
 		f->requests++;
 		say(f, "{\"return\": {}}");
 		/* the balloon takes cold memory first */
-		report(f, "request", 64 * MIB,
-		       f->actual > RAM - 300 * MIB ? f->actual - (RAM - 300 * MIB) : 0);
+		if (!f->no_reports)
+			report(f, "request", 64 * MIB,
+			       f->actual > RAM - 300 * MIB ? f->actual - (RAM - 300 * MIB) : 0);
+	} else if (strstr(cmd, "\"working-set-config\"")) {
+		take_config(f, cmd);
+		say(f, "{\"return\": {}}");
 	} else {
 		say(f, "{\"return\": {}}");
 	}
@@ -226,7 +289,8 @@ static int serve_until(int ms, int (*until)(void))
 				f->accepts++;
 				f->in_len = 0;
 				f->muted = 0;
-				say(f, "{\"QMP\": {\"version\": {}, \"capabilities\": []}}");
+				if (!f->silent)
+					say(f, "{\"QMP\": {\"version\": {}, \"capabilities\": []}}");
 				continue;
 			}
 			r = read(f->fd, f->in + f->in_len, sizeof(f->in) - 1 - f->in_len);
@@ -308,7 +372,8 @@ static const char *start(const char *a_opts, const char *b_opts, rlim_t nofile, 
 		memset(&vm[i], 0, sizeof(vm[i]));
 		snprintf(vm[i].path, sizeof(vm[i].path), "%s/%c.qmp", dir, 'a' + i);
 		vm[i].fd = -1;
-		vm[i].actual = RAM;
+		vm[i].actual = vm[i].ram = RAM;
+		driver_defaults(&vm[i]);
 		ASSERT_OK(listen_on(&vm[i]), "listen: %s", strerror(errno));
 	}
 	snprintf(a, sizeof(a), "a=%s%s", vm[0].path, a_opts ? a_opts : "");
@@ -795,6 +860,65 @@ static const char *on_exit_after_a_balloon_in_flight(void)
 	return NULL;
 }
 
+static int a_down(void)
+{
+	return strstr(file_text("err"), "vm=a down:") != NULL;
+}
+
+/*
+ * a, squeezed, goes down (it stops answering), and a stop comes while
+ * its next retry is far off (--reconnect-ms 60000), as after a libvirtd
+ * restart.  With @back, its QEMU answers again: balance reaches it on
+ * exit and deflates it, status 0.  Without, it accepts and never greets:
+ * status 1, and a named as left squeezed.
+ */
+static const char *on_exit_down(int back)
+{
+	double t0, ms;
+	int st;
+
+	ASSERT_TRUE(serve_until(3000, both_set), "a target on both in 3 s");
+	ASSERT_LT(vm[0].actual, RAM, "a's size");
+	vm[0].mute = "\"query-balloon\"";
+	ASSERT_TRUE(serve_until(3000, a_down), "a down within 3 s of going quiet");
+	serve(200);
+	vm[0].mute = NULL;
+	vm[0].silent = !back;
+	t0 = mono_ms();
+	st = term(5000);
+	ms = mono_ms() - t0;
+	fprintf(stderr, "exit %d after %.0f ms, a %s\n", st, ms, back ? "back" : "silent");
+	ASSERT_EQ(vm[1].last_balloon, RAM, "b's target on exit");
+	/* greeting, capabilities, RAM and balloon, 500 ms each at most; 1 s the margin */
+	UNIT_FAIL_IF(ms >= 3000, ("%.0f ms", ms), "the exit with a down (--qmp-timeout-ms 500)");
+	if (back) {
+		ASSERT_EQ(st, 0, "balance's exit status, a reached on exit");
+		ASSERT_EQ(vm[0].last_balloon, RAM, "a's target on exit");
+		ASSERT_HAS_SUBSTR(file_text("err"), "vm=a on exit: deflated to 512 MiB",
+				  "a's deflation logged");
+		return NULL;
+	}
+	ASSERT_EQ(st, 1, "balance's exit status, a not reached on exit");
+	ASSERT_LT(vm[0].last_balloon, RAM, "a's target, a silent");
+	ASSERT_HAS_SUBSTR(file_text("err"), "vm=a on exit: not deflated: no QMP greeting",
+			  "a's failure said");
+	ASSERT_HAS_SUBSTR(file_text("err"), "balance: on exit, not deflated (their guests may stay "
+			  "squeezed): a\n", "a named at the end");
+	return NULL;
+}
+
+static const char *test_on_exit_down(void)
+{
+	const char *err = start(NULL, NULL, 0, "--qmp-timeout-ms", "500", "--reconnect-ms", "60000",
+				NULL);
+
+	err = finish(err ? err : on_exit_down(1));
+	if (!err)
+		err = start(NULL, NULL, 0, "--qmp-timeout-ms", "500", "--reconnect-ms", "60000",
+			    NULL);
+	return err ? err : finish(on_exit_down(0));
+}
+
 static const char *test_on_exit(void)
 {
 	const char *err = start(NULL, NULL, 0, NULL);
@@ -840,7 +964,7 @@ static int a_settled(void)
  */
 static const char *reclaim_and_answer_in_one_read(void)
 {
-	char r1[1024], r2[1024], both[2100];
+	char r1[2048], r2[2048], both[4200];
 	unsigned long long before;
 
 	ASSERT_TRUE(serve_until(8000, a_settled), "a's inflation done in 8 s (a at %llu MiB)",
@@ -848,8 +972,8 @@ static const char *reclaim_and_answer_in_one_read(void)
 	before = vm[0].actual;
 	ASSERT_LT(before, RAM, "a's size after its inflation");
 	/* a thrashes: all its memory in use; then the answer, from before */
-	report_text(r1, sizeof(r1), "reclaim", before, 0);
-	report_text(r2, sizeof(r2), "request", 64 * MIB,
+	report_text(r1, sizeof(r1), &vm[0], "reclaim", before, 0);
+	report_text(r2, sizeof(r2), &vm[0], "request", 64 * MIB,
 		    before > RAM - 300 * MIB ? before - (RAM - 300 * MIB) : 0);
 	snprintf(both, sizeof(both), "%s\r\n%s\r\n", r1, r2);
 	ASSERT_EQ(write(vm[0].fd, both, strlen(both)), (ssize_t)strlen(both),
@@ -866,6 +990,216 @@ static const char *test_reclaim_and_answer_in_one_read(void)
 	const char *err = start(NULL, NULL, 0, NULL);
 
 	return finish(err ? err : reclaim_and_answer_in_one_read());
+}
+
+/* balance's default --intervals */
+static const unsigned long long balance_bins[] = { 1000, 5000, 10000, 60000 };
+
+/* @f's reports have balance's bins */
+static int has_balance_bins(const struct fake *f)
+{
+	return f->nr_bins == 4 && !memcmp(f->bins, balance_bins, sizeof(balance_bins));
+}
+
+static unsigned int configs_before;
+
+static int a_configured_again(void)
+{
+	return vm[0].configs > configs_before;
+}
+
+static int both_configured(void)
+{
+	return vm[0].configs && vm[1].configs && both_set();
+}
+
+/*
+ * a's guest reboots: QEMU says RESET, and its driver comes back at its
+ * own bins; its daemon is not running yet, so no report says so.
+ * balance sends a's configuration again at its next tick.
+ */
+static const char *reset(void)
+{
+	double t0, ms;
+
+	ASSERT_TRUE(serve_until(3000, both_configured), "both configured and set in 3 s");
+	ASSERT_TRUE(has_balance_bins(&vm[0]), "a's bins before the reset are balance's");
+	configs_before = vm[0].configs;
+	serve(1500);
+	ASSERT_EQ(vm[0].configs, configs_before, "a's configurations with nothing reset");
+	driver_defaults(&vm[0]);
+	vm[0].no_reports = 1;
+	say(&vm[0], "{\"event\": \"RESET\", \"data\": {\"guest\": true, \"reason\": "
+	    "\"guest-reset\"}, \"timestamp\": {\"seconds\": 2, \"microseconds\": 0}}");
+	t0 = mono_ms();
+	ASSERT_TRUE(serve_until(2000, a_configured_again), "a configured again within 2 s of its "
+		    "RESET (--tick-ms 1000, 1 s the margin)");
+	ms = vm[0].config_ms - t0;
+	fprintf(stderr, "a configured again %.0f ms after its RESET (--tick-ms 1000)\n", ms);
+	UNIT_FAIL_IF(ms >= 1500, ("%.0f ms", ms), "a's configuration after its RESET (a tick: 1000 ms)");
+	ASSERT_TRUE(has_balance_bins(&vm[0]), "a's bins after its configuration again");
+	ASSERT_HAS_SUBSTR(file_text("err"), "vm=a the guest reset: configuring its working-set "
+			  "reporting again", "a's reset said");
+	ASSERT_EQ(vm[1].configs, 1, "b's configurations, b not reset");
+	return NULL;
+}
+
+static const char *test_reset(void)
+{
+	const char *err = start(NULL, NULL, 0, NULL);
+
+	return finish(err ? err : reset());
+}
+
+/*
+ * a's driver is back at its own bins with no RESET (rebound, or a RESET
+ * balance did not see): its next report has other bins than balance's,
+ * and balance sends its configuration again at its next tick.
+ */
+static const char *other_bins(void)
+{
+	double t0, ms;
+
+	ASSERT_TRUE(serve_until(3000, both_configured), "both configured and set in 3 s");
+	configs_before = vm[0].configs;
+	driver_defaults(&vm[0]);
+	report(&vm[0], "reclaim", vm[0].actual, 0);
+	t0 = mono_ms();
+	ASSERT_TRUE(serve_until(2000, a_configured_again), "a configured again within 2 s of a "
+		    "report in other bins (--tick-ms 1000, 1 s the margin)");
+	ms = vm[0].config_ms - t0;
+	fprintf(stderr, "a configured again %.0f ms after a report in other bins\n", ms);
+	UNIT_FAIL_IF(ms >= 1500, ("%.0f ms", ms), "a's configuration after a report in other bins "
+		     "(a tick: 1000 ms)");
+	ASSERT_TRUE(has_balance_bins(&vm[0]), "a's bins after its configuration again");
+	ASSERT_HAS_SUBSTR(file_text("err"), "vm=a a report with other bins than balance configured",
+			  "the other bins said");
+	/* the reclaim report still counted: a deflated on it */
+	ASSERT_HAS_SUBSTR(file_text("out"), "vm=a policy=working-set action=set reason=deflate-",
+			  "a's deflation on the reclaim report in other bins");
+	/* and once taken, no configuration more */
+	configs_before = vm[0].configs;
+	serve(2500);
+	ASSERT_EQ(vm[0].configs, configs_before, "a's configurations once its bins are balance's");
+	return NULL;
+}
+
+static const char *test_other_bins(void)
+{
+	const char *err = start(NULL, NULL, 0, NULL);
+
+	return finish(err ? err : other_bins());
+}
+
+/* a's balloon commands and their bounds counted afresh */
+static void a_count_balloons_afresh(void)
+{
+	vm[0].balloons = 0;
+	vm[0].min_balloon = vm[0].max_balloon = 0;
+}
+
+static unsigned int accepts_then;
+
+static int a_set_again(void)
+{
+	return vm[0].accepts > accepts_then && vm[0].balloons > 0;
+}
+
+/*
+ * a's QEMU restarts on the same socket with twice the RAM: balance reads
+ * the RAM again, so its first target steps down from the new size
+ * (--step-mib 64) rather than cutting a to the old RAM at once, and on
+ * exit a goes back to all of its new RAM.
+ */
+static const char *restarted_with_more_ram(void)
+{
+	int st;
+
+	ASSERT_TRUE(serve_until(3000, both_set), "a target on both in 3 s");
+	close(vm[0].fd);
+	vm[0].fd = -1;
+	vm[0].ram = vm[0].actual = 2 * RAM;
+	a_count_balloons_afresh();
+	accepts_then = vm[0].accepts;
+	ASSERT_TRUE(serve_until(4000, a_set_again), "a reconnected and set again in 4 s");
+	fprintf(stderr, "a's first target after its restart with 1024 MiB: %llu MiB\n",
+		vm[0].min_balloon / MIB);
+	/* one step of 64 MiB at most from 1024 MiB; the old RAM was 512 MiB */
+	ASSERT_GE(vm[0].min_balloon, 2 * RAM - 64 * MIB, "a's first target after its restart");
+	ASSERT_HAS_SUBSTR(file_text("err"), "vm=a RAM 1024 MiB (base 1024 MiB, plugged 0 MiB)",
+			  "a's new RAM said");
+	st = term(1000);
+	ASSERT_EQ(st, 0, "balance's exit status");
+	ASSERT_EQ(vm[0].last_balloon, 2 * RAM, "a's target on exit: its new RAM");
+	ASSERT_EQ(vm[1].last_balloon, RAM, "b's target on exit");
+	return NULL;
+}
+
+static const char *test_restarted_with_more_ram(void)
+{
+	const char *err = start(NULL, NULL, 0, NULL);
+
+	return finish(err ? err : restarted_with_more_ram());
+}
+
+static unsigned int memsizes_then;
+
+static int a_memsize_read(void)
+{
+	return vm[0].memsizes > memsizes_then;
+}
+
+/*
+ * 512 MiB plugged into a under balance (device_add pc-dimm): QEMU counts
+ * it in the balloon's actual size and in query-memory-size-summary's
+ * plugged-memory.  balance takes it as a's: a's targets keep within a
+ * step of its new size rather than going back to the base RAM, and on
+ * exit a is deflated to base and plugged.  Then a malformed answer
+ * (plugged-memory -1) is said once and changes nothing.
+ */
+static const char *plugged(void)
+{
+	unsigned long long before;
+	int st;
+
+	ASSERT_TRUE(serve_until(3000, both_set), "a target on both in 3 s");
+	before = vm[0].actual;
+	vm[0].plugged = RAM;
+	vm[0].actual += RAM;
+	a_count_balloons_afresh();
+	/* two ticks: the RAM read, then a decision on it */
+	serve(2500);
+	fprintf(stderr, "a at %llu MiB before the plug; its targets after it: %llu to %llu MiB "
+		"(%u)\n", before / MIB, vm[0].min_balloon / MIB, vm[0].max_balloon / MIB,
+		vm[0].balloons);
+	ASSERT_GT(vm[0].balloons, 0, "a's targets after the plug");
+	/* the step is 64 MiB: two decisions at most in 2.5 s */
+	ASSERT_GE(vm[0].min_balloon, before + RAM - 2 * 64 * MIB, "a's smallest target after the plug");
+	ASSERT_HAS_SUBSTR(file_text("err"), "vm=a RAM 1024 MiB (base 512 MiB, plugged 512 MiB)",
+			  "a's RAM with the plugged memory said");
+	UNIT_FAIL_IF(strstr(file_text("err"), "vm=a the balloon moves"),
+		     ("%s", "yes"), "the plug taken for a target set elsewhere");
+
+	/* bad input: said once, the RAM kept */
+	vm[0].bad_memsize = 1;
+	memsizes_then = vm[0].memsizes;
+	ASSERT_TRUE(serve_until(2000, a_memsize_read), "a's memory size read again in 2 s");
+	serve(1500);
+	ASSERT_EQ(file_count("err", "vm=a query-memory-size-summary: no well-formed base-memory "
+			     "and plugged-memory in its answer, ignored"), 1, "a's bad answer said");
+	st = term(1000);
+	ASSERT_EQ(st, 0, "balance's exit status");
+	ASSERT_EQ(vm[0].last_balloon, 2 * RAM, "a's target on exit: base and plugged");
+	return NULL;
+}
+
+static const char *test_plugged(void)
+{
+	const char *err;
+
+	err = start(NULL, NULL, 0, NULL);
+	vm[0].has_plugged = 1;
+	return finish(err ? err : plugged());
 }
 
 static unsigned int foreign_a;
@@ -1309,6 +1643,12 @@ static const struct {
 	  test_metrics_flood, 0 },
 	{ "balance_runs_mom_and_proxmox_on_a_committed_hosts_budget",
 	  test_host_gated_baselines, 0 },
+	{ "balance_configures_a_guest_again_within_a_tick_of_its_reset", test_reset, 0 },
+	{ "balance_configures_a_guest_again_when_its_report_has_other_bins", test_other_bins, 0 },
+	{ "balance_sizes_a_qemu_restarted_with_more_ram_from_its_new_ram",
+	  test_restarted_with_more_ram, 0 },
+	{ "balance_on_exit_reaches_a_vm_that_is_down_or_names_it", test_on_exit_down, 0 },
+	{ "balance_counts_memory_plugged_under_it_as_the_guests", test_plugged, 0 },
 };
 #define NR_TESTS (sizeof(tests) / sizeof(tests[0]))
 
