@@ -40,9 +40,15 @@ static __noinline int read_subtree(struct seq_file *seq, struct cgroup_subsys_st
 	for (n = 0; n < WSR_MAX_NODES && n < nr_nodes; n++) {
 		struct wsr_key key = { .cgroup_id = root, .node = n };
 		struct wsr_report *old = bpf_map_lookup_elem(&live, &key);
+		struct wsr_config *cfg = bpf_map_lookup_elem(&config, &key);
 		struct wsr_hist *h = &s->nhist[n];
 
-		s->report.flags = walk_subtree(css, n, n + 1, bpf_map_lookup_elem(&config, &key), s);
+		/* one read of the knobs for the whole walk (struct scratch says why) */
+		if (cfg) {
+			s->cfg = *cfg;
+			cfg = &s->cfg;
+		}
+		s->report.flags = walk_subtree(css, n, n + 1, cfg, s);
 		s->report.seq = old ? old->seq + 1 : 1;
 		s->report.time_ns = bpf_ktime_get_boot_ns();
 		s->report.cause = WSR_CAUSE_READ;

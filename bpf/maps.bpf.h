@@ -69,6 +69,13 @@ struct scratch {
 	struct wsr_span span;
 	struct wsr_balloon_config bcfg;	/* the balloon device's configuration */
 	struct wsr_config bbins;	/* its bins, as our histograms take them */
+	/*
+	 * the knobs a walk or a report bins with, copied from the config
+	 * map once at its start: an update of another key may reuse the
+	 * map's element meanwhile (a preallocated hash hands the replaced
+	 * element to the next update), and a walk is long
+	 */
+	struct wsr_config cfg;
 	struct wsr_balloon_node bnodes[WSR_MAX_NODES];
 	struct wsr_balloon_report breport;	/* its header: balloon_build() sets the flags */
 	__u64 data_age_j;	/* of the lruvecs added so far: see add_lruvec() */

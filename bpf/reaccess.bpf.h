@@ -31,7 +31,12 @@ static __noinline int bin_reaccess(__u64 root, __u32 node, struct scratch *s)
 	struct wsr_hist *h;
 	__u32 i;
 
-	if (!cfg || !cfg->reaccess_nr_intervals)
+	if (!cfg)
+		return 0;
+	/* one read of the knobs (struct scratch says why) */
+	s->cfg = *cfg;
+	cfg = &s->cfg;
+	if (!cfg->reaccess_nr_intervals)
 		return 0;
 	h = bpf_map_lookup_elem(&reaccess, &key);
 	if (!h) {

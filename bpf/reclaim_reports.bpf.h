@@ -133,7 +133,12 @@ static __noinline int report_subtree(struct cgroup_subsys_state *css, __u32 node
 	struct wsr_report *rep;
 	__u32 flags;
 
-	if (!cfg || !cfg->report_ms || !s || node >= WSR_MAX_NODES)
+	if (!cfg || !s || node >= WSR_MAX_NODES)
+		return 0;
+	/* one read of the knobs for the whole report (struct scratch says why) */
+	s->cfg = *cfg;
+	cfg = &s->cfg;
+	if (!cfg->report_ms)
 		return 0;
 	rep = claim_report(&key, cfg, bpf_ktime_get_boot_ns());
 	if (!rep)
