@@ -85,7 +85,8 @@ build_and_run() {
 	: >"$tmp/failed"
 	for t in "${targets[@]}"; do
 		# a mutant may loop for ever: a test that does not end fails
-		timeout 30 "$t" >"$tmp/run.log" 2>&1
+		# (the shell's own "Segmentation fault" line in the log too)
+		{ timeout 30 "$t" >"$tmp/run.log" 2>&1; } 2>>"$tmp/run.log"
 		rc=$?
 		[ "$rc" != 0 ] || ! grep -q '^FAIL' "$tmp/run.log" || rc=1
 		[ "$rc" != 0 ] || continue
