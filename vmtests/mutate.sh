@@ -127,6 +127,7 @@ apply() {
 
 declare -A total=() killed=() equivalent=() problems=()
 declare -a files=() survivors=()
+failed=0
 started=$SECONDS
 
 # the copy as it is must pass, or no mutant says anything
@@ -207,5 +208,7 @@ for f in "${files[@]}"; do
 	[ $((k * 100)) -ge $((n * 90)) ] || why+="${why:+; }fewer than 90% killed"
 	name=${f//\//_}
 	verdict "mutants_killed_in_${name//./_}" "$why"
+	[ -z "$why" ] || failed=1
 done
 echo "mutation testing took $((SECONDS - started)) s"
+exit "$failed"
