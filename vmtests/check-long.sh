@@ -4,6 +4,8 @@
 #   - the device fuzz test on the debug kernel, 10,000 cases (WSR_FUZZ_CASES);
 #   - the hostile-driver qtest, 20,000 cases (WSR_QTEST_CASES);
 #   - wsr-host's arguments fuzzed, 10,000 cases (WSR_HOST_FUZZ_CASES);
+#   - one-line mutants of the policies and the parser, each killed by the
+#     unit tests or listed as equivalent (vmtests/mutate.sh, about 1 min);
 #   - the guest tests long_*.sh on our kernel (500 kills of knob writers
 #     and the daemon among them).
 # Fails when a step's own command fails (a guest that hangs or panics
@@ -48,6 +50,8 @@ step "200 unbind/bind cycles with requests arriving, debug kernel" \
 	WSR_BALLOON_TESTS='balloon_probe_fails_*' "$WSR_ROOT"/vmtests/balloon-test.sh
 step "hostile-driver qtest" '^PASS qtest-' \
 	env WSR_QTEST_CASES="${WSR_QTEST_CASES:-20000}" "$WSR_ROOT"/vmtests/qtest-balloon.sh
+step "mutation testing" '^PASS mutants_killed_in_loader_lib_parse_c' \
+	env BUILD="$BUILD" "$WSR_ROOT"/vmtests/mutate.sh
 step "wsr-host's arguments fuzzed" '^PASS host_args_fuzz_rejected_inputs_change_nothing' \
 	"$WSR_ROOT"/vmtests/fuzz-host-args.sh --cases "${WSR_HOST_FUZZ_CASES:-10000}"
 # each long test may take 40 minutes: 10,000 cases of wsr's arguments

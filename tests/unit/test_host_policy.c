@@ -133,6 +133,8 @@ static const char *test_inflates_in_bounded_steps_to_working_set(void)
 		ASSERT_LT(v.d.target, prev, "report %d's target, against the size before", i);
 		ASSERT_LE(prev - v.d.target, v.k.step, "report %d's inflation", i);
 		ASSERT_GE(v.d.target, want, "report %d's target, against the working set", i);
+		ASSERT_STREQ(v.d.reason, v.d.target == want ? "inflate" : "inflate-step",
+			     "report %d's reason", i);
 	}
 	ASSERT_GE(sets, 2, "targets set");
 	ASSERT_EQ(v.in.actual, want, "the size at the end, against the working set");
@@ -213,6 +215,11 @@ static const char *test_hold_off_then_inflation_resumes(void)
 
 	vm_init(&v, POLICY_WORKING_SET);
 	step(&v, t0, 1, thrash, 1);
+	/* the same reclaim report, decided on again without a new one: no new hold-off */
+	v.in.new_report = 0;
+	v.in.now_ms = t0 + 1000;
+	policy_decide(&v.k, &v.st, &v.in, &v.d);
+	ASSERT_TRUE(v.st.hold_until_ms == t0 + v.k.hold_ms, "the hold-off, decided again");
 	for (t = t0 + 2000; t < t0 + v.k.hold_ms; t += 2000) {
 		step(&v, t, 0, hot64_cold300, 1);
 		ASSERT_EQ(v.d.action, POLICY_KEEP, "the action at +%.0f ms", t - t0);
@@ -304,6 +311,11 @@ static const char *test_floor(void)
 	step(&v, 200000, 0, tiny, 1);
 	ASSERT_EQ(v.d.action, POLICY_SET, "the action below the floor (%s)", v.d.reason);
 	ASSERT_EQ(v.d.target, v.k.floor, "the target below the floor");
+	/* less than a change below it: deflated all the same */
+	v.in.actual = v.in.target = v.k.floor - 2 * MIB;
+	step(&v, 202000, 0, tiny, 1);
+	ASSERT_EQ(v.d.action, POLICY_SET, "the action 2 MiB below the floor (%s)", v.d.reason);
+	ASSERT_EQ(v.d.target, v.k.floor, "the target 2 MiB below the floor");
 	return NULL;
 }
 
@@ -315,6 +327,7 @@ static const char *test_floor(void)
 static const char *test_ceiling(void)
 {
 	static const unsigned int thrash[5] = { 300, 60, 0, 0, 0 };
+	static const unsigned int grown[5] = { 400, 100, 0, 0, 0 };
 	struct vm v;
 
 	vm_init(&v, POLICY_WORKING_SET);
@@ -332,14 +345,25 @@ static const char *test_ceiling(void)
 	ASSERT_EQ(v.d.target, 300 * MIB, "above the ceiling, no new data: the target");
 	v.in.actual = v.in.target = 300 * MIB;
 	step(&v, 101000, 1, thrash, 0);
-	if (v.d.action == POLICY_SET)
-		ASSERT_LE(v.d.target, 300 * MIB, "a reclaim report's target, under the ceiling");
+	ASSERT_EQ(v.d.action, POLICY_KEEP, "a reclaim report at the ceiling (%s, target %llu MiB)",
+		  v.d.reason, (unsigned long long)(v.d.target / MIB));
+	/* and a guest that grew past it, once the hold-off ended */
+	step(&v, 101000 + v.k.hold_ms, 0, thrash, 0);
+	ASSERT_EQ(v.d.action, POLICY_KEEP, "a grown guest at the ceiling (%s, target %llu MiB)",
+		  v.d.reason, (unsigned long long)(v.d.target / MIB));
 	/* a ceiling under the floor wins: the floor is the operator's default */
 	v.k.floor = 400 * MIB;
 	v.in.actual = v.in.target = 200 * MIB;
 	step(&v, 200000, 0, hot64_cold300, 1);
 	ASSERT_EQ(v.d.action, POLICY_SET, "a ceiling under the floor: the action");
 	ASSERT_EQ(v.d.target, 300 * MIB, "a ceiling under the floor: the target");
+	/* a ceiling above the RAM: the RAM is the bound */
+	vm_init(&v, POLICY_WORKING_SET);
+	v.k.ceiling = 2 * RAM;
+	v.in.actual = v.in.target = 300 * MIB;
+	step(&v, 100000, 0, grown, 0);
+	ASSERT_EQ(v.d.action, POLICY_SET, "a ceiling above the RAM: the action (%s)", v.d.reason);
+	ASSERT_EQ(v.d.target, RAM, "a ceiling above the RAM: the target");
 	return NULL;
 }
 
@@ -357,6 +381,10 @@ static const char *test_stale_report_inflates_nothing(void)
 	policy_decide(&v.k, &v.st, &v.in, &v.d);
 	ASSERT_EQ(v.d.action, POLICY_KEEP, "the action");
 	ASSERT_STREQ(v.d.reason, "stale", "the reason");
+	/* exactly --max-age-ms old: not stale yet */
+	v.r.data_age_ms = v.k.max_age_ms;
+	policy_decide(&v.k, &v.st, &v.in, &v.d);
+	ASSERT_EQ(v.d.action, POLICY_SET, "the action at --max-age-ms (%s)", v.d.reason);
 	return NULL;
 }
 
@@ -408,6 +436,19 @@ static const char *test_available_baseline(void)
 	step(&v, 107000, 1, any, 1);
 	ASSERT_EQ(v.d.action, POLICY_SET, "the action on a reclaim report (%s)", v.d.reason);
 	ASSERT_STRPREFIX(v.d.reason, "inflate", "the reason on a reclaim report");
+	/* stats that do not say what is available are none */
+	v.stats.available = -1;
+	v.stats.free = 100 * MIB;
+	step(&v, 109000, 0, any, 1);
+	ASSERT_EQ(v.d.action, POLICY_KEEP, "the action without available memory");
+	ASSERT_STREQ(v.d.reason, "no-stats", "the reason without available memory");
+	/* stats 20 s old inflate nothing */
+	v.stats.available = 300 * MIB;
+	v.in.now_ms = 131000;
+	v.in.stats_ms = 111000;
+	policy_decide(&v.k, &v.st, &v.in, &v.d);
+	ASSERT_EQ(v.d.action, POLICY_KEEP, "the action on stats 20 s old (%s)", v.d.reason);
+	ASSERT_STREQ(v.d.reason, "stale", "the reason on stats 20 s old");
 	return NULL;
 }
 
@@ -438,6 +479,9 @@ static const char *test_knob_names(void)
 	ASSERT_OK(policy_kind_parse("pressure", &k), "pressure");
 	ASSERT_EQ(k, POLICY_PRESSURE, "pressure");
 	ASSERT_ERR(policy_kind_parse("workingset", &k), "workingset");
+	ASSERT_STREQ(policy_kind_name(POLICY_NONE), "none", "the name of none");
+	ASSERT_STREQ(policy_kind_name(POLICY_PRESSURE), "pressure", "the name of pressure");
+	ASSERT_STREQ(policy_kind_name(POLICY_PRESSURE + 1), "?", "the name past the last");
 	return NULL;
 }
 
@@ -659,7 +703,7 @@ static void stats_at(struct vm *v, double ms, long long swap_in, long long majfl
  * more than a minute; the guest faults 100 pages back every 2 s (6 MiB
  * a minute: 9% of its working set, 0.2% allowed).  T doubles every
  * minute, to 80 s after three; past the 60 s bin the cold memory counts
- * as in use, and the guest is deflated.
+ * as in use, and the guest is deflated.  It stops at --idle-max-ms (600 s).
  */
 static const char *test_idle_threshold_goes_up(void)
 {
@@ -669,7 +713,7 @@ static const char *test_idle_threshold_goes_up(void)
 
 	vm_init(&v, POLICY_WORKING_SET);
 	v.stats.free = -1;
-	for (i = 0; i <= 90; i++) {
+	for (i = 0; i <= 8 * 30; i++) {
 		double now = 100000 + i * 2000;
 
 		stats_at(&v, now, 0, faults);
@@ -679,11 +723,15 @@ static const char *test_idle_threshold_goes_up(void)
 			ASSERT_EQ(v.d.idle_ms, 20000, "T after a minute");
 		if (i == 60)
 			ASSERT_EQ(v.d.idle_ms, 40000, "T after two minutes");
+		if (i == 90) {
+			ASSERT_EQ(v.d.idle_ms, 80000, "T after three minutes");
+			ASSERT_GE(v.in.actual, 364 * MIB + v.k.headroom, "the size with T at 80 s");
+		}
 	}
-	ASSERT_EQ(v.d.idle_ms, 80000, "T after three minutes");
+	/* 160, 320, then --idle-max-ms */
+	ASSERT_EQ(v.d.idle_ms, v.k.idle_max_ms, "T after eight minutes");
 	ASSERT_TRUE(v.st.cost.rate_ppm > 2000, "the rate %.0f ppm/min, against the SLO",
 		    v.st.cost.rate_ppm);
-	ASSERT_GE(v.in.actual, 364 * MIB + v.k.headroom, "the size with T at 80 s");
 	return NULL;
 }
 
@@ -845,7 +893,8 @@ static const char *test_pressure_starts_at_used_memory(void)
 {
 	struct vm v;
 
-	pressure_vm(&v, 200 * MIB, 100000);
+	/* stats read a second before the first decision: fresh */
+	pressure_vm(&v, 200 * MIB, 99000);
 	pressure_tick(&v, 100000, 5000000, 1);
 	ASSERT_EQ(v.d.action, POLICY_SET, "the first decision's action (%s)", v.d.reason);
 	ASSERT_STREQ(v.d.reason, "start", "the first decision's reason");
@@ -890,6 +939,22 @@ static const char *test_pressure_falls_back_to_faults(void)
 	ASSERT_EQ(v.d.action, POLICY_SET, "the action on 100 faults (%s)", v.d.reason);
 	ASSERT_STREQ(v.d.reason, "backoff", "the reason on 100 faults");
 	ASSERT_GT(v.d.target, 400 * MIB, "the target after the backoff");
+	/* the same with 100 pages swapped in (bytes, as the stats count them) */
+	vm_init(&v, POLICY_PRESSURE);
+	v.in.actual = 400 * MIB;
+	v.in.report = &v.r;
+	/* the start and 6 ticks: no probe yet */
+	for (i = 0; i < 7; i++, t += 5000) {
+		v.in.now_ms = t;
+		stats_at(&v, t, 0, 0);
+		policy_decide(&v.k, &v.st, &v.in, &v.d);
+	}
+	v.in.now_ms = t;
+	stats_at(&v, t, 100 * 4096, 0);
+	policy_decide(&v.k, &v.st, &v.in, &v.d);
+	ASSERT_EQ(v.d.action, POLICY_SET, "the action on 100 pages swapped in (%s)", v.d.reason);
+	ASSERT_STREQ(v.d.reason, "backoff", "the reason on 100 pages swapped in");
+	ASSERT_EQ(v.d.target, 500 * MIB, "the target after 100 pages swapped in");
 	/* no pressure of any kind: nothing moves */
 	v.in.stats = NULL;
 	policy_decide(&v.k, &v.st, &v.in, &v.d);
@@ -924,6 +989,18 @@ static const char *test_pressure_never_probes_a_swapless_guest_below_its_need(vo
 	}
 	ASSERT_GE(probes, 1, "moves down");
 	ASSERT_LE(v.in.actual, keep + 8 * MIB, "the size at the end: down to the need");
+	/* its hot set grows by 64 MiB between two ticks: up to the new need at once */
+	{
+		static const unsigned int grown[5] = { 128, 0, 0, 0, 256 };
+
+		v.r = report(0, grown);
+		with_ext(&v.r, 0, 1000, 0);
+		v.stats.free = 0;
+		v.in.now_ms = v.in.report_ms = v.in.stats_ms = t - 2500;
+		policy_decide(&v.k, &v.st, &v.in, &v.d);
+		ASSERT_EQ(v.d.action, POLICY_SET, "the action once the hot set grew (%s)", v.d.reason);
+		ASSERT_EQ(v.d.target, RAM, "the target once the hot set grew: its need, the RAM");
+	}
 	return NULL;
 }
 
@@ -990,6 +1067,548 @@ static const char *test_pressure_starts_at_the_size_until_a_report_says_it_can_s
 	return NULL;
 }
 
+/*
+ * The defaults wsr-host balance --help gives (host/balance-args.c) and
+ * docs/policies.md explains: an operator reads them there, not here.
+ */
+static const char *test_defaults_are_the_documented_ones(void)
+{
+	struct policy_knobs k;
+
+	policy_knobs_default(&k);
+	ASSERT_EQ(k.kind, POLICY_WORKING_SET, "the policy");
+	ASSERT_EQ(k.idle_ms, 10000, "--idle-ms");
+	ASSERT_EQ(k.headroom, 64 * MIB, "--headroom-mib");
+	ASSERT_EQ(k.reclaim_margin, 64 * MIB, "the reclaim margin");
+	ASSERT_EQ(k.hold_ms, 30000, "--hold-ms");
+	ASSERT_EQ(k.step, 64 * MIB, "--step-mib");
+	ASSERT_EQ(k.floor, 256 * MIB, "--floor-mib");
+	ASSERT_EQ(k.ceiling, 0, "the ceiling (the RAM)");
+	ASSERT_EQ(k.max_age_ms, 10000, "--max-age-ms");
+	ASSERT_EQ(k.available_pct, 20, "--available-pct");
+	ASSERT_EQ(k.idle_min_ms, 10000, "--idle-min-ms");
+	ASSERT_EQ(k.idle_max_ms, 600000, "--idle-max-ms");
+	ASSERT_EQ(k.slo_ppm, 2000, "--slo-ppm");
+	ASSERT_EQ(k.pressure_us, 10000, "--pressure-us");
+	ASSERT_EQ(k.pressure_tick_ms, 5000, "--pressure-tick-ms");
+	return NULL;
+}
+
+/*
+ * Hot counts anon and file up to the bin that holds T; total counts
+ * every bin.  On a guest without swap, kept adds the anon (not the file)
+ * of the bins past the one that holds T, each once: 1, 2, 4, 8 and 16 MiB
+ * of anon and 2 MiB of file per bin, T 10 s (the 10 s bin holds it) or
+ * 7 s (rounded up to the same bin).
+ */
+static const char *test_kept_counts_cold_anon_once_on_a_guest_without_swap(void)
+{
+	static const unsigned int mib[5] = { 1, 2, 4, 8, 16 };
+	struct ws_report r = report(0, mib);
+	__u32 n, b;
+
+	for (n = 0; n < 2; n++)
+		for (b = 0; b < 5; b++)
+			r.nodes[n].bins[b].file = MIB;
+	ASSERT_EQ(ws_report_hot(&r, 10000), 13 * MIB, "hot at T 10 s");
+	ASSERT_EQ(ws_report_total(&r), 41 * MIB, "total");
+	ASSERT_EQ(ws_report_kept(&r, 10000), 13 * MIB, "kept, swap unknown");
+	with_ext(&r, 1, 0, 0);
+	ASSERT_EQ(ws_report_kept(&r, 10000), 13 * MIB, "kept with swap");
+	with_ext(&r, 0, 0, 0);
+	ASSERT_EQ(ws_report_kept(&r, 10000), 37 * MIB, "kept without swap, T 10 s");
+	ASSERT_EQ(ws_report_kept(&r, 7000), 37 * MIB, "kept without swap, T 7 s");
+	ASSERT_EQ(ws_report_kept(&r, 60000), 39 * MIB, "kept without swap, T 60 s");
+	return NULL;
+}
+
+/*
+ * An inflation under way: the target is a step below the size, and the
+ * balloon has not got there.  A new report does not set the same step
+ * again (the target, not the size, is where the next step starts).
+ */
+static const char *test_inflation_under_way_is_not_stepped_again(void)
+{
+	struct vm v;
+
+	vm_init(&v, POLICY_WORKING_SET);
+	step(&v, 100000, 0, hot64_cold300, 0);
+	ASSERT_EQ(v.d.action, POLICY_SET, "the first report's action (%s)", v.d.reason);
+	ASSERT_EQ(v.d.target, RAM - v.k.step, "the first step");
+	step(&v, 102000, 0, hot64_cold300, 0);
+	ASSERT_EQ(v.d.action, POLICY_KEEP, "the next report's action (%s)", v.d.reason);
+	ASSERT_STREQ(v.d.reason, "inflating", "the next report's reason");
+	return NULL;
+}
+
+/*
+ * A reclaim report that balance's own inflation caused counts the free
+ * memory of stats read after that inflation, and only those: a guest at
+ * 300 MiB, 200 MiB of it in use, 10 MiB free, inflated a second before.
+ * Stats read after: its need is 200 + 64 headroom + 90 other, no margin
+ * (deflate-self).  Stats read before: nothing free is known, 100 other.
+ * And an inflation still under way (target below the size) is the
+ * policy's own too, however long ago it was set.
+ */
+static const char *test_self_caused_reclaim_counts_free_memory_read_after_the_inflation(void)
+{
+	static const unsigned int in_use[5] = { 200, 0, 0, 0, 0 };
+	struct vm v;
+
+	vm_init(&v, POLICY_WORKING_SET);
+	v.in.actual = v.in.target = 300 * MIB;
+	v.st.last_actual = v.in.actual;
+	v.st.last_inflate_ms = 99000;
+	v.stats.free = 10 * MIB;
+	step(&v, 100000, 1, in_use, 0);
+	ASSERT_EQ(v.d.action, POLICY_SET, "the action, stats after (%s)", v.d.reason);
+	ASSERT_STREQ(v.d.reason, "deflate-self", "the reason, stats after");
+	ASSERT_EQ(v.d.target, 354 * MIB, "the target, stats after");
+
+	vm_init(&v, POLICY_WORKING_SET);
+	v.in.actual = v.in.target = 300 * MIB;
+	v.st.last_actual = v.in.actual;
+	v.st.last_inflate_ms = 99000;
+	v.stats.free = 10 * MIB;
+	v.r = report(1, in_use);
+	v.in.now_ms = v.in.report_ms = 100000;
+	v.in.report = &v.r;
+	v.in.new_report = 1;
+	v.in.stats = &v.stats;
+	v.in.stats_ms = 98000;
+	policy_decide(&v.k, &v.st, &v.in, &v.d);
+	ASSERT_EQ(v.d.action, POLICY_SET, "the action, stats before (%s)", v.d.reason);
+	ASSERT_EQ(v.d.target, 364 * MIB, "the target, stats before");
+
+	/* set a minute ago, the balloon still 20 MiB above it */
+	vm_init(&v, POLICY_WORKING_SET);
+	v.in.actual = 320 * MIB;
+	v.in.target = 300 * MIB;
+	v.st.last_actual = v.in.actual;
+	v.st.last_inflate_ms = 40000;
+	v.stats.free = 10 * MIB;
+	step(&v, 100000, 1, in_use, 0);
+	ASSERT_EQ(v.d.action, POLICY_SET, "the action, under way (%s)", v.d.reason);
+	ASSERT_STREQ(v.d.reason, "deflate-self", "the reason, under way");
+	ASSERT_EQ(v.d.target, 374 * MIB, "the target, under way: 200 + 64 + 110");
+	return NULL;
+}
+
+/*
+ * A reclaim report that is not the policy's own and asks for less than
+ * a change more (2 MiB: 64 hot, 126 cold, 400 MiB) starts the hold-off,
+ * without a target; one that asks for exactly the target is covered and
+ * starts none.
+ */
+static const char *test_reclaim_short_by_less_than_a_change_holds_off(void)
+{
+	static const unsigned int short2[5] = { 64, 0, 0, 0, 126 };
+	static const unsigned int exact[5] = { 64, 0, 0, 0, 128 };
+	struct vm v;
+
+	vm_init(&v, POLICY_WORKING_SET);
+	v.in.actual = v.in.target = 400 * MIB;
+	step(&v, 100000, 1, exact, 0);
+	ASSERT_EQ(v.d.action, POLICY_KEEP, "the covered report's action (%s)", v.d.reason);
+	ASSERT_STREQ(v.d.reason, "reclaim-covered", "the covered report's reason");
+	ASSERT_TRUE(v.st.hold_until_ms == 0, "no hold-off after the covered report");
+	step(&v, 101000, 1, short2, 0);
+	ASSERT_EQ(v.d.action, POLICY_KEEP, "the short report's action (%s)", v.d.reason);
+	ASSERT_STREQ(v.d.reason, "hold", "the short report's reason");
+	ASSERT_TRUE(v.st.hold_until_ms == 101000 + v.k.hold_ms, "the hold-off after the short report");
+	return NULL;
+}
+
+/*
+ * Free memory counts only from stats that say it (free >= 0) and are
+ * younger than --max-age-ms: a guest of 448 MiB with 380 in use and 64
+ * free is steady on fresh stats, and deflated to its RAM on stats 20 s
+ * old (68 MiB it cannot account for); one of 400 MiB whose stats say
+ * nothing of free memory has 20 MiB it cannot account for.
+ */
+static const char *test_free_memory_counts_only_from_fresh_stats_that_say_it(void)
+{
+	static const unsigned int all_hot[5] = { 200, 100, 80, 0, 0 };
+	struct vm v;
+
+	vm_init(&v, POLICY_WORKING_SET);
+	v.in.actual = v.in.target = 448 * MIB;
+	v.st.last_actual = v.in.actual;
+	v.stats.free = 64 * MIB;
+	step(&v, 100000, 0, all_hot, 0);
+	ASSERT_STREQ(v.d.reason, "steady", "the reason on fresh stats");
+
+	vm_init(&v, POLICY_WORKING_SET);
+	v.in.actual = v.in.target = 400 * MIB;
+	v.st.last_actual = v.in.actual;
+	v.stats.major_faults = 0;
+	step(&v, 102000, 0, all_hot, 0);
+	ASSERT_EQ(v.d.action, POLICY_SET, "the action without free memory (%s)", v.d.reason);
+	ASSERT_EQ(v.d.target, 464 * MIB, "the target without free memory: 380 + 64 + 20");
+
+	vm_init(&v, POLICY_WORKING_SET);
+	v.in.actual = v.in.target = 448 * MIB;
+	v.st.last_actual = v.in.actual;
+	v.stats.free = 64 * MIB;
+	v.in.stats = &v.stats;
+	v.in.report = &v.r;
+	v.in.new_report = 1;
+	v.r = report(0, all_hot);
+	v.in.now_ms = v.in.report_ms = 104000;
+	v.in.stats_ms = 104000 - 20000;
+	policy_decide(&v.k, &v.st, &v.in, &v.d);
+	ASSERT_EQ(v.d.action, POLICY_SET, "the action on stats 20 s old (%s)", v.d.reason);
+	ASSERT_EQ(v.d.target, RAM, "the target on stats 20 s old");
+	return NULL;
+}
+
+/*
+ * Stats read before the balloon last moved are stale, whoever moved it:
+ * the policy (a target set at the very ms the stats were read), or
+ * another (the size changed between two decisions with no target of the
+ * policy's).  No inflation on them (wait-stats).  Stats older than
+ * --max-age-ms are no stats at all: the report alone decides.
+ */
+static const char *test_stats_from_before_the_balloon_moved_are_stale(void)
+{
+	struct vm v;
+
+	/* the policy's own move: a step, with stats read at the same ms */
+	vm_init(&v, POLICY_WORKING_SET);
+	v.stats.free = 100 * MIB;
+	v.in.stats = &v.stats;
+	v.r = report(0, hot64_cold300);
+	v.in.report = &v.r;
+	v.in.new_report = 1;
+	v.in.now_ms = v.in.report_ms = v.in.stats_ms = 100000;
+	policy_decide(&v.k, &v.st, &v.in, &v.d);
+	ASSERT_EQ(v.d.action, POLICY_SET, "the first decision (%s)", v.d.reason);
+	v.in.target = v.d.target;
+	v.in.now_ms = v.in.report_ms = 101000;
+	policy_decide(&v.k, &v.st, &v.in, &v.d);
+	ASSERT_STREQ(v.d.reason, "wait-stats", "the reason after the policy's step");
+
+	/* another's move: the size went from 512 to 480 MiB meanwhile */
+	vm_init(&v, POLICY_WORKING_SET);
+	v.st.hold_until_ms = 1e12;
+	v.stats.free = 100 * MIB;
+	v.in.stats = &v.stats;
+	v.r = report(0, hot64_cold300);
+	v.in.report = &v.r;
+	v.in.new_report = 1;
+	v.in.now_ms = v.in.report_ms = v.in.stats_ms = 100000;
+	policy_decide(&v.k, &v.st, &v.in, &v.d);
+	ASSERT_STREQ(v.d.reason, "hold", "the first decision's reason");
+	v.in.actual = 480 * MIB;
+	v.in.now_ms = v.in.report_ms = 101000;
+	policy_decide(&v.k, &v.st, &v.in, &v.d);
+	ASSERT_STREQ(v.d.reason, "wait-stats", "the reason after another's move");
+
+	/* stats 20 s old, from before a move 15 s ago: the report decides */
+	vm_init(&v, POLICY_WORKING_SET);
+	v.stats.free = 100 * MIB;
+	v.in.stats = &v.stats;
+	v.in.stats_ms = 80000;
+	v.st.last_actual = v.in.actual;
+	v.st.moved_ms = 85000;
+	v.r = report(0, hot64_cold300);
+	v.in.report = &v.r;
+	v.in.new_report = 1;
+	v.in.now_ms = v.in.report_ms = 100000;
+	policy_decide(&v.k, &v.st, &v.in, &v.d);
+	ASSERT_EQ(v.d.action, POLICY_SET, "the action on old stats (%s)", v.d.reason);
+	ASSERT_STREQ(v.d.reason, "inflate-step", "the reason on old stats");
+	return NULL;
+}
+
+/* one node's bins: 32 MiB anon and 32 file idle <= 60 s, 64 anon <= 120 s, 300 older */
+static struct ws_report ws128(void)
+{
+	struct ws_report r = { .cause = WSR_CAUSE_REQUEST, .nr_nodes = 1 };
+
+	r.nodes[0].nr_bins = 3;
+	r.nodes[0].bins[0] = (struct ws_bin){ 60000, 32 * MIB, 32 * MIB };
+	r.nodes[0].bins[1] = (struct ws_bin){ 120000, 64 * MIB, 0 };
+	r.nodes[0].bins[2] = (struct ws_bin){ CATCH_ALL, 300 * MIB, 0 };
+	return r;
+}
+
+/* stats at @ms: @pages promoted since boot, as major faults or (@bytes) swapped in */
+static void promoted(const struct policy_knobs *k, struct cost_state *c,
+		     const struct ws_report *r, double ms, long long pages, int bytes)
+{
+	struct ws_stats s = { .available = -1, .free = -1, .swap_in = bytes ? pages * 4096 : -1,
+			      .major_faults = bytes ? -1 : pages };
+
+	cost_take_stats(k, c, &s, ms, r);
+}
+
+/* 1000 pages a minute against the 128 MiB idle for at most 120 s: 30517.6 ppm */
+#define RATE_1000 (1000.0 * 4096 / (128 * MIB) * 1e6)
+
+/*
+ * The promotion rate: major faults, or bytes swapped in (pages of 4
+ * KiB), per minute, against the working set (anon and file of the bins
+ * up to 120 s); stats older than the last taken change nothing, counters
+ * that went back (a rebooted guest) start a new window, and a guest with
+ * no working set has no rate.
+ */
+static const char *test_promotion_rate_counts_faults_and_swapped_in_bytes(void)
+{
+	struct ws_report r = ws128(), none = { .nr_nodes = 1 };
+	struct policy_knobs k;
+	struct cost_state c;
+	__u64 t;
+	int bytes;
+
+	policy_knobs_default(&k);
+	for (bytes = 0; bytes < 2; bytes++) {
+		memset(&c, 0, sizeof(c));
+		cost_idle_ms(&k, &c);
+		promoted(&k, &c, &r, 100000, 0, bytes);
+		promoted(&k, &c, &r, 160000, 1000, bytes);
+		ASSERT_TRUE(c.rate_ppm > RATE_1000 - 1 && c.rate_ppm < RATE_1000 + 1,
+			    "the rate of 1000 %s a minute: %.1f ppm, not %.1f",
+			    bytes ? "pages swapped in" : "faults", c.rate_ppm, RATE_1000);
+	}
+	/* an older reading between, with fewer pages: ignored */
+	memset(&c, 0, sizeof(c));
+	cost_idle_ms(&k, &c);
+	promoted(&k, &c, &r, 20000, 500, 0);
+	promoted(&k, &c, &r, 10000, 100, 0);
+	promoted(&k, &c, &r, 80000, 1500, 0);
+	ASSERT_TRUE(c.rate_ppm > RATE_1000 - 1 && c.rate_ppm < RATE_1000 + 1,
+		    "the rate with an older reading between: %.1f ppm", c.rate_ppm);
+	/* rebooted: the counters went back; then 10 pages a minute */
+	t = c.idle_ms;
+	promoted(&k, &c, &r, 140000, 10, 0);
+	ASSERT_EQ(c.idle_ms, t, "T after the counters went back");
+	promoted(&k, &c, &r, 200000, 20, 0);
+	ASSERT_TRUE(c.rate_ppm > RATE_1000 / 100 - 1 && c.rate_ppm < RATE_1000 / 100 + 1,
+		    "the rate after a reboot: %.1f ppm", c.rate_ppm);
+	/* nothing idle for less than 120 s: no rate, T as it was */
+	none.nodes[0].nr_bins = 1;
+	none.nodes[0].bins[0] = (struct ws_bin){ CATCH_ALL, 300 * MIB, 0 };
+	promoted(&k, &c, &none, 260000, 30, 0);
+	ASSERT_EQ(c.idle_ms, t, "T without a working set");
+	return NULL;
+}
+
+/* @n windows of a minute with @per_min promotions each, from @ms; returns the time after */
+static double windows(const struct policy_knobs *k, struct cost_state *c, double ms,
+		      long long *pages, long long per_min, int n)
+{
+	const struct ws_report r = ws128();
+	int i;
+
+	for (i = 0; i < n; i++) {
+		ms += 60000;
+		*pages += per_min;
+		promoted(k, c, &r, ms, *pages, 0);
+	}
+	return ms;
+}
+
+/*
+ * T doubles on a window above --slo-ppm (100 pages a minute: 3052 ppm,
+ * 1.5 times the SLO), never past --idle-max-ms; it halves after 5 windows
+ * in a row below a quarter of the SLO (a window above a quarter, 23 pages:
+ * 702 ppm, starts the count again), never below --idle-min-ms.  T set
+ * outside those bounds by --idle-ms stays there.
+ */
+static const char *test_idle_threshold_moves_by_the_slo_within_its_bounds(void)
+{
+	struct policy_knobs k;
+	struct cost_state c;
+	long long pages = 0;
+	double ms = 100000;
+
+	policy_knobs_default(&k);
+	k.idle_max_ms = 30000;
+	memset(&c, 0, sizeof(c));
+	cost_idle_ms(&k, &c);
+	ms = windows(&k, &c, ms, &pages, 0, 1);
+	ms = windows(&k, &c, ms, &pages, 100, 1);
+	ASSERT_EQ(c.idle_ms, 20000, "T after a window at 1.5 times the SLO");
+	ms = windows(&k, &c, ms, &pages, 100, 1);
+	ASSERT_EQ(c.idle_ms, 30000, "T after two: --idle-max-ms");
+	ms = windows(&k, &c, ms, &pages, 100, 3);
+	ASSERT_EQ(c.idle_ms, 30000, "T after five: --idle-max-ms");
+	ms = windows(&k, &c, ms, &pages, 23, 10);
+	ASSERT_EQ(c.idle_ms, 30000, "T after 10 windows at a third of the SLO");
+	ms = windows(&k, &c, ms, &pages, 0, 4);
+	ms = windows(&k, &c, ms, &pages, 23, 1);
+	ms = windows(&k, &c, ms, &pages, 0, 4);
+	ASSERT_EQ(c.idle_ms, 30000, "T after 4 quiet windows, one not, 4 quiet");
+	ms = windows(&k, &c, ms, &pages, 0, 1);
+	ASSERT_EQ(c.idle_ms, 15000, "T after the fifth quiet window in a row");
+	ms = windows(&k, &c, ms, &pages, 0, 5);
+	ASSERT_EQ(c.idle_ms, k.idle_min_ms, "T after 5 more: --idle-min-ms");
+
+	/* --idle-ms below --idle-min-ms, quiet: T stays */
+	policy_knobs_default(&k);
+	k.idle_ms = 5000;
+	memset(&c, 0, sizeof(c));
+	cost_idle_ms(&k, &c);
+	ms = windows(&k, &c, ms, &pages, 0, 11);
+	ASSERT_EQ(c.idle_ms, 5000, "T from --idle-ms 5000 after 10 quiet windows");
+	/* --idle-ms above --idle-max-ms, busy: T stays */
+	k.idle_ms = 900000;
+	memset(&c, 0, sizeof(c));
+	cost_idle_ms(&k, &c);
+	ms = windows(&k, &c, ms, &pages, 100, 3);
+	ASSERT_EQ(c.idle_ms, 900000, "T from --idle-ms 900000 after 2 busy windows");
+	return NULL;
+}
+
+/* a report at @ms with the stall total @some_us, or (@known 0) an older QEMU's */
+static void psi_at(struct cost_state *c, double ms, __u64 some_us, int known)
+{
+	struct ws_report r = { .cause = WSR_CAUSE_REQUEST };
+
+	if (known)
+		with_ext(&r, 1, some_us, 0);
+	cost_take_report(c, &r, ms);
+}
+
+/*
+ * The stall that holds inflation back: between two reports, per 30 s,
+ * against --pressure-us (10 ms): 12 ms in 30 s holds, 8 ms does not; the
+ * stall of the last two reports only; none when the total went back (a
+ * rebooted guest), when two reports have the same data time, or from
+ * the first report after an older QEMU's.
+ */
+static const char *test_stall_between_reports_against_pressure_us(void)
+{
+	struct policy_knobs k;
+	struct cost_state c;
+
+	policy_knobs_default(&k);
+	memset(&c, 0, sizeof(c));
+	cost_idle_ms(&k, &c);
+	psi_at(&c, 100000, 0, 1);
+	ASSERT_FALSE(cost_stalled(&k, &c), "stalled after one report");
+	psi_at(&c, 130000, 12000, 1);
+	ASSERT_TRUE(cost_stalled(&k, &c), "stalled at 12 ms in 30 s (%.0f us)", c.stall_us_per_30s);
+	psi_at(&c, 160000, 20000, 1);
+	ASSERT_FALSE(cost_stalled(&k, &c), "stalled at 8 ms in 30 s (%.0f us)", c.stall_us_per_30s);
+	psi_at(&c, 190000, 100000, 1);
+	ASSERT_TRUE(cost_stalled(&k, &c), "stalled at 80 ms in 30 s");
+	psi_at(&c, 220000, 100000, 1);
+	ASSERT_FALSE(cost_stalled(&k, &c), "stalled 30 s after the stall stopped (%.0f us)",
+		     c.stall_us_per_30s);
+	psi_at(&c, 250000, 200000, 1);
+	ASSERT_TRUE(cost_stalled(&k, &c), "stalled at 100 ms in 30 s");
+	psi_at(&c, 280000, 10, 1);
+	ASSERT_FALSE(cost_stalled(&k, &c), "stalled after the total went back");
+	psi_at(&c, 280000, 5000, 1);
+	ASSERT_FALSE(cost_stalled(&k, &c), "stalled on a report of the same data time (%.0f us)",
+		     c.stall_us_per_30s);
+	psi_at(&c, 310000, 0, 0);
+	psi_at(&c, 340000, 50000, 1);
+	ASSERT_FALSE(cost_stalled(&k, &c), "stalled on the first report after an older QEMU's (%.0f us)",
+		     c.stall_us_per_30s);
+	return NULL;
+}
+
+/*
+ * pressure: Senpai's stall target is --pressure-us: at 40 ms, 100 ms of
+ * stall in a tick backs off by (100 / 40 / 20)^2, not by the 25% of 10 ms
+ */
+static const char *test_pressure_backs_off_against_pressure_us(void)
+{
+	struct vm v;
+	__u64 before;
+
+	vm_init(&v, POLICY_PRESSURE);
+	v.k.pressure_us = 40000;
+	v.in.ram = 1024 * MIB;
+	v.in.actual = 800 * MIB;
+	pressure_tick(&v, 100000, 5000000, 1);
+	before = v.in.actual;
+	pressure_tick(&v, 105000, 5100000, 1);
+	ASSERT_EQ(v.d.action, POLICY_SET, "the action on 100 ms of stall (%s)", v.d.reason);
+	ASSERT_STREQ(v.d.reason, "backoff", "the reason on 100 ms of stall");
+	ASSERT_EQ(v.d.target, (__u64)(before * 1.015625) & ~0xfffULL, "the target after the backoff");
+	return NULL;
+}
+
+/*
+ * pressure within the bounds: a guest above --vm's max= goes down to it
+ * at once (max), one below the floor up to it (floor); the probes of a
+ * guest with swap stop at the floor, and no target moves by less than a
+ * change (4 MiB; 1% of 300 MiB is less: every other probe moves it).
+ */
+static const char *test_pressure_stays_within_floor_and_ceiling(void)
+{
+	struct vm v;
+	__u64 cur;
+	int i, moves = 0;
+
+	vm_init(&v, POLICY_PRESSURE);
+	v.k.ceiling = 300 * MIB;
+	pressure_tick(&v, 100000, 1000, 1);
+	ASSERT_EQ(v.d.action, POLICY_SET, "above the ceiling: the action (%s)", v.d.reason);
+	ASSERT_STREQ(v.d.reason, "max", "above the ceiling: the reason");
+	ASSERT_EQ(v.d.target, 300 * MIB, "above the ceiling: the target");
+
+	vm_init(&v, POLICY_PRESSURE);
+	v.in.actual = 200 * MIB;
+	pressure_tick(&v, 100000, 1000, 1);
+	ASSERT_EQ(v.d.action, POLICY_SET, "below the floor: the action (%s)", v.d.reason);
+	ASSERT_STREQ(v.d.reason, "floor", "below the floor: the reason");
+	ASSERT_EQ(v.d.target, v.k.floor, "below the floor: the target");
+
+	vm_init(&v, POLICY_PRESSURE);
+	v.in.actual = 300 * MIB;
+	for (i = 0; i < 7 * 20; i++) {
+		cur = v.in.target ? v.in.target : v.in.actual;
+		pressure_tick(&v, 100000 + i * 5000, 1000, 1);
+		if (v.d.action != POLICY_SET)
+			continue;
+		moves++;
+		ASSERT_GE(cur - v.d.target, POLICY_MIN_CHANGE, "probe %d's move (%s)", moves,
+			  v.d.reason);
+		ASSERT_GE(v.d.target, v.k.floor, "probe %d's target", moves);
+	}
+	ASSERT_GE(moves, 4, "moves down");
+	ASSERT_LT(v.in.actual, v.k.floor + POLICY_MIN_CHANGE, "the size at the end");
+	return NULL;
+}
+
+/*
+ * pressure: Senpai ticks every --pressure-tick-ms whatever the pace of
+ * the decisions.  Every 1.5 s, a guest without stall is probed at the
+ * first decision 7 ticks (35 s) after the start; after a gap of a minute,
+ * the ticks start again at the decision that ends it, not one a decision
+ * until they catch up: the next probe comes 30 s later.
+ */
+static const char *test_pressure_ticks_keep_their_pace_after_a_gap(void)
+{
+	double t0 = 100000, t, first = 0, gap, second = 0;
+	struct vm v;
+
+	vm_init(&v, POLICY_PRESSURE);
+	pressure_tick(&v, t0, 1000, 1);
+	for (t = t0 + 1500; t < t0 + 60000 && !first; t += 1500) {
+		pressure_tick(&v, t, 1000, 1);
+		if (v.d.action == POLICY_SET)
+			first = t;
+	}
+	ASSERT_STREQ(v.d.reason, "probe", "the first move");
+	ASSERT_TRUE(first >= t0 + 35000 && first <= t0 + 36500,
+		    "the first probe %.0f ms after the start", first - t0);
+	gap = first + 60000;
+	for (t = gap; t < gap + 60000 && !second; t += 1500) {
+		pressure_tick(&v, t, 1000, 1);
+		if (v.d.action == POLICY_SET)
+			second = t;
+	}
+	ASSERT_TRUE(second >= gap + 29000 && second <= gap + 31500,
+		    "the probe %.0f ms after the gap", second - gap);
+	return NULL;
+}
+
 static const struct unit_test tests[] = {
 	{ "policy_steady_state_keeps_target", test_steady_state_keeps_target },
 	{ "policy_inflates_in_bounded_steps_to_working_set",
@@ -1030,6 +1649,31 @@ static const struct unit_test tests[] = {
 	{ "policy_pressure_falls_back_to_faults", test_pressure_falls_back_to_faults },
 	{ "policy_pressure_never_probes_a_swapless_guest_below_its_need",
 	  test_pressure_never_probes_a_swapless_guest_below_its_need },
+	{ "policy_defaults_are_the_documented_ones", test_defaults_are_the_documented_ones },
+	{ "policy_kept_counts_cold_anon_once_on_a_guest_without_swap",
+	  test_kept_counts_cold_anon_once_on_a_guest_without_swap },
+	{ "policy_inflation_under_way_is_not_stepped_again",
+	  test_inflation_under_way_is_not_stepped_again },
+	{ "policy_self_caused_reclaim_counts_free_memory_read_after_the_inflation",
+	  test_self_caused_reclaim_counts_free_memory_read_after_the_inflation },
+	{ "policy_reclaim_short_by_less_than_a_change_holds_off",
+	  test_reclaim_short_by_less_than_a_change_holds_off },
+	{ "policy_free_memory_counts_only_from_fresh_stats_that_say_it",
+	  test_free_memory_counts_only_from_fresh_stats_that_say_it },
+	{ "policy_stats_from_before_the_balloon_moved_are_stale",
+	  test_stats_from_before_the_balloon_moved_are_stale },
+	{ "policy_promotion_rate_counts_faults_and_swapped_in_bytes",
+	  test_promotion_rate_counts_faults_and_swapped_in_bytes },
+	{ "policy_idle_threshold_moves_by_the_slo_within_its_bounds",
+	  test_idle_threshold_moves_by_the_slo_within_its_bounds },
+	{ "policy_stall_between_reports_against_pressure_us",
+	  test_stall_between_reports_against_pressure_us },
+	{ "policy_pressure_backs_off_against_pressure_us",
+	  test_pressure_backs_off_against_pressure_us },
+	{ "policy_pressure_stays_within_floor_and_ceiling",
+	  test_pressure_stays_within_floor_and_ceiling },
+	{ "policy_pressure_ticks_keep_their_pace_after_a_gap",
+	  test_pressure_ticks_keep_their_pace_after_a_gap },
 };
 
 UNIT_MAIN(tests)

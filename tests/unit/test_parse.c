@@ -239,6 +239,8 @@ static const char *node_list_ids_are_bounded(void)
 		{ "0-1,17\n", "node 17: wsr supports nodes 0-15" },
 		{ "0-63", "node 63: wsr supports nodes 0-15" },
 		{ "99999999999999999999", "node 99999999999999999999: wsr supports nodes 0-15" },
+		/* 2^32 + 1: an id that wrapped would be node 1 */
+		{ "4294967297", "node 4294967297: wsr supports nodes 0-15" },
 	};
 	struct wsr_err err;
 	__u64 m = 0;
@@ -369,6 +371,9 @@ static const char *balloon_answer_is_parsed_exactly(void)
 	ASSERT_OK(wsr_parse_answer("answered 0 err -114\n", &n, &err), "answered 0 err -114");
 	ASSERT_EQ(n, 0, "answered 0 err -114: answered");
 	ASSERT_EQ(err, -114, "answered 0 err -114: err");
+	/* the largest errno the kernel returns (MAX_ERRNO) */
+	ASSERT_OK(wsr_parse_answer("answered 0 err -4095\n", &n, &err), "answered 0 err -4095");
+	ASSERT_EQ(err, -4095, "answered 0 err -4095: err");
 	return NULL;
 }
 
@@ -381,12 +386,44 @@ static const char *balloon_answer_garbage_is_an_error(void)
 		"answered  1 err 0\n", "answered 1 err 5\n", "answered 1 err -\n",
 		"answered 1 err +0\n", "answered 1 err 0x\n", "answered 99999999999 err 0\n",
 		"answered 1 err -99999999999999999999\n", "answered x err 0\n",
+		/* past MAX_ERRNO, and a positive err behind a leading 0 */
+		"answered 0 err -4096\n", "answered 1 err 05\n",
 	};
 	unsigned int i, n;
 	int err;
 
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
 		ASSERT_ERR(wsr_parse_answer(bad[i], &n, &err), "\"%s\"", bad[i]);
+	return NULL;
+}
+
+/* the causes by their QMP names, and "none" for a cause past the known ones */
+static const char *causes_have_their_qmp_names(void)
+{
+	static const char *const names[WSR_NR_CAUSES] = { "none", "request", "reclaim", "read" };
+	__u32 i;
+
+	for (i = 0; i < WSR_NR_CAUSES; i++) {
+		ASSERT_STREQ(wsr_cause_name(i), names[i], "cause %u's name", i);
+		ASSERT_EQ(wsr_cause_by_name(names[i]), (int)i, "the cause named %s", names[i]);
+	}
+	ASSERT_STREQ(wsr_cause_name(WSR_NR_CAUSES), "none", "the name of a cause past the last");
+	ASSERT_EQ(wsr_cause_by_name("oom"), -1, "the cause named oom");
+	return NULL;
+}
+
+/* a list as long as the parser's buffer is refused whole, not cut */
+static const char *intervals_longer_than_the_buffer_are_refused(void)
+{
+	char s[513];
+	struct wsr_err err;
+	__u64 ms[WSR_MAX_INTERVALS];
+	__u32 nr;
+
+	memset(s, '1', sizeof(s) - 1);
+	s[sizeof(s) - 1] = 0;
+	ASSERT_ERR(wsr_parse_intervals(s, WSR_MAX_MS, ms, &nr, &err), "a %zu-byte list", strlen(s));
+	ASSERT_STREQ(err.msg, "intervals: list too long", "a %zu-byte list: the message", strlen(s));
 	return NULL;
 }
 
@@ -410,6 +447,9 @@ static const struct unit_test tests[] = {
 	{ "bars_of_an_empty_histogram", bars_of_an_empty_histogram },
 	{ "balloon_answer_is_parsed_exactly", balloon_answer_is_parsed_exactly },
 	{ "balloon_answer_garbage_is_an_error", balloon_answer_garbage_is_an_error },
+	{ "causes_have_their_qmp_names", causes_have_their_qmp_names },
+	{ "intervals_longer_than_the_buffer_are_refused",
+	  intervals_longer_than_the_buffer_are_refused },
 };
 
 UNIT_MAIN(tests)
