@@ -193,8 +193,6 @@ long long pve_alg1(const struct pve_vm *vms, unsigned int n, long long goal,
 		if (rest <= goal)
 			rest = change(vms, all, na, rest, mc, res);
 	}
-	for (i = 0; i < n; i++)
-		if (res[i] == vms[i].balloon)
-			res[i] = 0;
+	/* change() sets a target only where it differs from the balloon */
 	return rest;
 }

@@ -47,8 +47,10 @@ done
 # their decisions down.
 tests_of() {
 	case "$1" in
-	host/policy.c | host/costaware.c) echo test_host_policy ;;
+	host/policy.c) echo test_host_policy test_host_baselines ;;
+	host/costaware.c) echo test_host_policy ;;
 	host/senpai.c) echo test_host_senpai test_host_policy ;;
+	host/baselines.c | host/hostmem.c) echo test_host_baselines ;;
 	loader/lib/parse.c) echo test_parse ;;
 	*) return 1 ;;
 	esac
@@ -131,7 +133,8 @@ failed=0
 started=$SECONDS
 
 # the copy as it is must pass, or no mutant says anything
-for f in host/policy.c host/costaware.c host/senpai.c loader/lib/parse.c; do
+for f in host/policy.c host/costaware.c host/senpai.c host/baselines.c host/hostmem.c \
+	loader/lib/parse.c; do
 	[ -z "$only" ] || [ "$only" = "$f" ] || continue
 	build_and_run "$f" ||
 		die "the unmutated tests of $f do not pass: $(cat "$tmp/failed" 2>/dev/null) $(tail -n 5 "$tmp/make.log")"

@@ -100,6 +100,9 @@ static const char *mom_grows_by_5pct_when_the_host_has_room(void)
 	ASSERT_EQ(mom_rule(&g, 0.5, &why), 1024 * MIB, "the growth capped at the max");
 	g = guest(1024, 700, 256, 1024);
 	ASSERT_EQ(mom_rule(&g, 0.5, &why), 0, "a guest at its max does not move");
+	/* below its guaranteed memory: at once to it */
+	g = guest(300, 280, 500, 1024);
+	ASSERT_EQ(mom_rule(&g, 0.5, &why), 500 * MIB, "a guest below its minimum grows to it");
 	/* one that uses nearly all: at once to its use plus 20% of its size */
 	g = guest(600, 0, 256, 2048);
 	ASSERT_EQ(mom_rule(&g, 0.5, &why), (__u64)(600 * MIB * 1.2) & ~0xfffULL,
@@ -118,6 +121,9 @@ static const char *mom_small_change_is_not_made(void)
 	ASSERT_EQ(mom_rule(&g, 0.5, &why), 0, "2 MiB on 1000");
 	g.balloon_max = 1003 * MIB;
 	ASSERT_EQ(mom_rule(&g, 0.5, &why), 1003 * MIB, "3 MiB on 1000");
+	/* exactly 0.25%: not more than it */
+	g.balloon_max = 1000 * MIB + 1000 * MIB / 400;
+	ASSERT_EQ(mom_rule(&g, 0.5, &why), 0, "2.5 MiB on 1000");
 	return NULL;
 }
 
@@ -131,6 +137,10 @@ static const char *mom_average_is_the_mean_of_the_last_ten(void)
 	for (i = 1; i <= 15; i++)
 		mom_avg_add(&a, i);
 	ASSERT_TRUE(mom_avg_get(&a) == 10.5, "the mean of 6..15 is 10.5, not %g", mom_avg_get(&a));
+	memset(&a, 0, sizeof(a));
+	for (i = 1; i <= 3; i++)
+		mom_avg_add(&a, i);
+	ASSERT_TRUE(mom_avg_get(&a) == 2, "the mean of 1..3 is 2, not %g", mom_avg_get(&a));
 	return NULL;
 }
 
@@ -173,6 +183,20 @@ static const char *pve_shrink_takes_from_vms_with_free_memory_first(void)
 	ASSERT_EQ(res[0], 1948 * MIB, "A shrinks by 100 MiB, its most a round");
 	ASSERT_EQ(res[1], 0, "B, short of free memory, is left alone");
 	ASSERT_EQ(rest, -50 * MIBL, "50 MiB of the goal left for the next round");
+	/* free memory above a quarter of the minimum (160 of 512) is to spare */
+	v[1] = pve(2048, 512, 4096, 160);
+	pve_alg1(v, 2, -150 * MIBL, PVE_MAX_CHANGE, res);
+	ASSERT_NEQ(res[1], 0, "B, with 160 MiB free, shrinks too");
+	/* none to spare: all of them shrink */
+	v[0].freemem = v[1].freemem = 10 * MIBL;
+	pve_alg1(v, 2, -150 * MIBL, PVE_MAX_CHANGE, res);
+	ASSERT_TRUE(res[0] && res[1], "both shrink when neither has memory to spare");
+	/* a shrink grows no VM, however far below its share it is */
+	v[0] = pve(2048, 512, 4096, 1500);
+	v[1] = pve(600, 512, 4096, 1500);
+	pve_alg1(v, 2, -100 * MIBL, PVE_MAX_CHANGE, res);
+	ASSERT_EQ(res[0], 1948 * MIB, "A shrinks");
+	ASSERT_EQ(res[1], 0, "B, below its share, does not grow");
 	return NULL;
 }
 
@@ -247,6 +271,12 @@ static const char *hostmem_counts_buffers_and_cache_as_free(void)
 		   "no Cached");
 	ASSERT_ERR(hostmem_parse_meminfo("MemTotal: x kB\nMemFree: 1 kB\nBuffers: 1 kB\n"
 					 "Cached: 1 kB\n", &h), "MemTotal no number");
+	ASSERT_ERR(hostmem_parse_meminfo("MemTotal: 5\nMemFree: 1 kB\nBuffers: 1 kB\n"
+					 "Cached: 1 kB\n", &h), "MemTotal in no unit");
+	/* a field whose name starts with another's is not that one */
+	ASSERT_OK(hostmem_parse_meminfo("MemTotal: 100 kB\nMemFree: 10 kB\nBuffers: 10 kB\n"
+					"CachedMore: 70 kB\nCached: 10 kB\n", &h), "parse");
+	ASSERT_EQ(h.used, 70ULL << 10, "used, with Cached's 10 kB");
 	return NULL;
 }
 
@@ -335,6 +365,25 @@ static const char *mom_policy_decides_once_a_round(void)
 	return NULL;
 }
 
+/*
+ * mom samples the guest every 5 s (MOM's guest monitor), whatever the
+ * pace of its stats: free memory that is low at each 5-s sample and
+ * high between them leaves the guest as it is
+ */
+static const char *mom_policy_samples_the_guest_every_5_s(void)
+{
+	struct vm v;
+	unsigned int i;
+
+	vm_init(&v, POLICY_MOM, GIB);
+	for (i = 0; i <= 10; i++)
+		/* at 0, 5 and 10 s: 100 MiB free (a use of 924 MiB); else 800 */
+		mom_step(&v, 100000 + i * 1000, i % 5 ? 800 : 100, 0.10);
+	ASSERT_EQ(v.in.actual, GIB, "the guest's size after two rounds");
+	ASSERT_EQ(v.d.action, POLICY_KEEP, "the round at 10 s");
+	return NULL;
+}
+
 /* mom and proxmox keep the floor and go down to max= at once */
 static const char *baseline_policies_keep_operator_bounds(void)
 {
@@ -349,14 +398,23 @@ static const char *baseline_policies_keep_operator_bounds(void)
 	mom_step(&v, 120000, 1000, 0.01);
 	mom_step(&v, 130000, 1000, 0.01);
 	ASSERT_EQ(v.in.actual, 900 * MIB, "never below --floor-mib");
+	mom_step(&v, 140000, 1000, 0.01);
+	ASSERT_EQ(v.d.action, POLICY_KEEP, "at the floor: no change, not one to the floor again");
 	v.k.ceiling = 600 * MIB;
 	v.k.floor = 256 * MIB;
-	mom_step(&v, 140000, 1000, 0.5);
+	mom_step(&v, 150000, 1000, 0.5);
 	ASSERT_STREQ(v.d.reason, "max", "above max=: down at once");
 	ASSERT_EQ(v.d.target, 600 * MIB, "to max=");
 
 	vm_init(&v, POLICY_PROXMOX, GIB);
 	v.in.now_ms = 100000;
+	policy_decide(&v.k, &v.st, &v.in, &v.d);
+	ASSERT_EQ(v.d.action, POLICY_KEEP, "no plan: no change");
+	v.k.ceiling = 600 * MIB;
+	policy_decide(&v.k, &v.st, &v.in, &v.d);
+	ASSERT_STREQ(v.d.reason, "max", "above max=, no plan: down at once");
+	ASSERT_EQ(v.d.target, 600 * MIB, "to max=");
+	v.k.ceiling = 0;
 	v.in.plan = 200 * MIB;
 	policy_decide(&v.k, &v.st, &v.in, &v.d);
 	ASSERT_EQ(v.d.target, 256 * MIB, "a plan below the floor goes to the floor");
@@ -369,6 +427,16 @@ static const char *baseline_policies_keep_operator_bounds(void)
 	policy_decide(&v.k, &v.st, &v.in, &v.d);
 	ASSERT_EQ(v.d.target, 356 * MIB, "the plan");
 	ASSERT_STREQ(v.d.reason, "pve-grow", "its reason");
+	return NULL;
+}
+
+/* Proxmox's default ballooning-target */
+static const char *baseline_knob_defaults(void)
+{
+	struct policy_knobs k;
+
+	policy_knobs_default(&k);
+	ASSERT_EQ(k.host_target_pct, 80, "--host-target-pct");
 	return NULL;
 }
 
@@ -396,6 +464,8 @@ static const struct unit_test tests[] = {
 	{ "hostmem_reads_a_cgroup_counter_and_refuses_junk",
 	  hostmem_reads_a_cgroup_counter_and_refuses_junk },
 	{ "mom_policy_decides_once_a_round", mom_policy_decides_once_a_round },
+	{ "mom_policy_samples_the_guest_every_5_s", mom_policy_samples_the_guest_every_5_s },
+	{ "baseline_knob_defaults_are_mom_and_proxmox_own", baseline_knob_defaults },
 	{ "baseline_policies_keep_operator_bounds", baseline_policies_keep_operator_bounds },
 };
 

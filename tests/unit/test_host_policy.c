@@ -478,10 +478,15 @@ static const char *test_knob_names(void)
 	ASSERT_EQ(k, POLICY_NONE, "none");
 	ASSERT_OK(policy_kind_parse("pressure", &k), "pressure");
 	ASSERT_EQ(k, POLICY_PRESSURE, "pressure");
+	ASSERT_OK(policy_kind_parse("mom", &k), "mom");
+	ASSERT_EQ(k, POLICY_MOM, "mom");
+	ASSERT_OK(policy_kind_parse("proxmox", &k), "proxmox");
+	ASSERT_EQ(k, POLICY_PROXMOX, "proxmox");
 	ASSERT_ERR(policy_kind_parse("workingset", &k), "workingset");
 	ASSERT_STREQ(policy_kind_name(POLICY_NONE), "none", "the name of none");
 	ASSERT_STREQ(policy_kind_name(POLICY_PRESSURE), "pressure", "the name of pressure");
-	ASSERT_STREQ(policy_kind_name(POLICY_PRESSURE + 1), "?", "the name past the last");
+	ASSERT_STREQ(policy_kind_name(POLICY_PROXMOX), "proxmox", "the name of proxmox");
+	ASSERT_STREQ(policy_kind_name(POLICY_PROXMOX + 1), "?", "the name past the last");
 	return NULL;
 }
 
