@@ -85,7 +85,7 @@ UNIT_TESTS  := $(patsubst tests/unit/%.c,$(BUILD)/unit/%,$(wildcard tests/unit/*
 .DELETE_ON_ERROR:
 .SECONDARY:
 
-all: $(GUEST_PROGS) $(GUEST)/run-tests $(GUEST)/wsr.service $(GUEST)/wsr-demo $(GUEST)/wsr-bench $(GUEST)/wsr-tiers $(GUEST)/wsr-compare $(UNIT_TESTS) \
+all: $(GUEST_PROGS) $(GUEST)/run-tests $(GUEST)/wsr.service $(GUEST)/wsr.service.syscalls $(GUEST)/wsr-demo $(GUEST)/wsr-bench $(GUEST)/wsr-tiers $(GUEST)/wsr-compare $(UNIT_TESTS) \
 	$(BUILD)/wsr-host $(BUILD)/wsr-nothp $(GUEST)/asan/wsr
 
 setup:
@@ -218,6 +218,12 @@ $(GUEST)/run-tests: vmtests/guest-run-tests.sh $(GUEST_TESTS) tests/testlib.sh |
 $(GUEST)/wsr.service: systemd/wsr.service.in Makefile | $(GUEST)
 	$(call msg,GEN,$@)
 	$(Q)sed '$(UNIT_SED)' $< >$@
+
+# the system calls its SystemCallFilter= allows, expanded here (the guest
+# has no systemd-analyze) for the guest test that straces the daemon
+$(GUEST)/wsr.service.syscalls: $(GUEST)/wsr.service vmtests/syscall-filter.sh
+	$(call msg,GEN,$@)
+	$(Q)vmtests/syscall-filter.sh $< >$@.tmp && mv $@.tmp $@
 
 $(GUEST)/wsr-%: vmtests/%-guest.sh | $(GUEST)
 	$(Q)install -m 755 $< $@

@@ -68,4 +68,81 @@ for u in wsr wsr-host-balance; do
 		>"$d/verify.out" 2>&1 || why="$why$u.service: $(head -n 3 "$d/verify.out" | tr '\n' ' ')"
 done
 check units_pass_systemd_analyze_verify "$why"
+
+# systemd-analyze security's exposure of each installed unit, at most
+# its ceiling: the daemon needs root's BPF, balance only sockets
+why=""
+for u in wsr:5.0 wsr-host-balance:3.0; do
+	f=$d/root/usr/lib/systemd/system/${u%:*}.service
+	level=$(systemd-analyze security --offline=yes "$f" 2>&1 |
+		sed -n 's/.*Overall exposure level for [^:]*: \([0-9.]*\).*/\1/p')
+	echo "  ${u%:*}.service: exposure $level (at most ${u#*:})"
+	awk -v l="$level" -v m="${u#*:}" 'BEGIN { exit !(l != "" && l + 0 <= m + 0) }' ||
+		why="$why${u%:*}.service: exposure '$level', above ${u#*:}; "
+done
+check units_exposure_is_within_their_ceilings "$why"
+
+# Every system call wsr-host balance makes is one its unit's filter
+# allows: balance under strace -f, against a fake QEMU (a few lines of
+# python3: the greeting, the answers balance reads, a balloon that moves
+# at once) for 4 s of proxmox's decisions on a committed host (a balloon
+# command), a metrics scrape, and its exit on SIGTERM (a deflation).
+why=""
+cat >"$d/fakeqemu.py" <<'PY'
+import json, socket, sys
+srv = socket.socket(socket.AF_UNIX)
+srv.bind(sys.argv[1])
+srv.listen(1)
+conn, _ = srv.accept()
+conn.sendall(b'{"QMP": {"version": {}, "capabilities": []}}\r\n')
+buf, actual, n, dec = "", 1 << 30, 0, json.JSONDecoder()
+while True:
+    data = conn.recv(65536)
+    if not data:
+        break
+    buf += data.decode()
+    while buf.strip():
+        try:
+            cmd, end = dec.raw_decode(buf.lstrip())
+        except ValueError:
+            break
+        buf = buf.lstrip()[end:]
+        ex, ret, n = cmd.get("execute"), {}, n + 1
+        if ex == "query-memory-size-summary":
+            ret = {"base-memory": 1 << 30}
+        elif ex == "query-balloon":
+            ret = {"actual": actual}
+        elif ex == "qom-get":
+            ret = {"stats": {"stat-free-memory": 8 << 20, "stat-available-memory": 100 << 20},
+                   "last-update": n}
+        elif ex == "balloon":
+            actual = cmd["arguments"]["value"]
+        conn.sendall((json.dumps({"return": ret}) + "\r\n").encode())
+PY
+allowed=$("$WSR_ROOT/vmtests/syscall-filter.sh" "$d/root/usr/lib/systemd/system/wsr-host-balance.service") ||
+	why="no filter from the unit; "
+command -v strace >/dev/null || why="${why}no strace (vmtests/setup-host.sh installs it); "
+if [ -z "$why" ]; then
+	python3 "$d/fakeqemu.py" "$d/q.sock" &
+	fake=$!
+	for _ in $(seq 1 50); do [ -S "$d/q.sock" ] && break; sleep 0.1; done
+	strace -f -qq -c -o "$d/calls" -- "$BUILD/wsr-host" balance --vm "fake=$d/q.sock" \
+		--policy proxmox --host-budget-mib 800 --metrics 127.0.0.1:19917 >"$d/bal.out" 2>&1 &
+	st=$!
+	sleep 4
+	curl -s --max-time 2 http://127.0.0.1:19917/metrics >"$d/scrape" || true
+	kill -TERM "$(pgrep -P "$st" | head -n 1)" 2>/dev/null
+	wait "$st"
+	kill "$fake" 2>/dev/null
+	wait "$fake" 2>/dev/null
+	calls=$(awk 'NR > 2 && $NF ~ /^[a-z_0-9]+$/ && $NF != "total" { print $NF }' "$d/calls" | sort -u)
+	denied=$(comm -23 <(echo "$calls") <(echo "$allowed") | tr '\n' ' ')
+	echo "  wsr-host balance made $(echo "$calls" | wc -l) kinds of system calls under strace"
+	if ! grep -q 'action=set reason=pve-shrink' "$d/bal.out" || ! grep -q '^wsr_' "$d/scrape"; then
+		why="balance did not decide and serve under strace: $(tail -n 3 "$d/bal.out" | tr '\n' ' ')"
+	elif [ -n "${denied// /}" ]; then
+		why="calls its unit's SystemCallFilter= denies: $denied"
+	fi
+fi
+check balance_makes_only_system_calls_its_unit_allows "$why"
 [ "$failed" = 0 ]

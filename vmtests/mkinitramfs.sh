@@ -21,13 +21,14 @@ shift 4
 root=$(mktemp -d "${TMPDIR:-/tmp}/wsr-initrd.XXXXXX")
 trap 'rm -rf "$root"' EXIT
 
-# libs: the libraries of bpftool, of util-linux's setpriv and of
+# libs: the libraries of bpftool, of util-linux's setpriv, of strace and of
 # build/guest's dynamically linked programs (the ASan wsr,
 # build/guest/asan/wsr: ASan cannot link statically), one per line
 libs() {
 	{
 		ldd /usr/sbin/bpftool
 		ldd /usr/bin/setpriv
+		ldd /usr/bin/strace
 		[ ! -d "$WSR_ROOT/build/guest" ] ||
 			find "$WSR_ROOT/build/guest" -type f -perm -u+x -exec ldd {} \; 2>/dev/null
 	} | grep -o '/[^ ]*' | sort -u
@@ -44,6 +45,7 @@ own_files() {
 	echo /bin/busybox
 	echo /usr/sbin/bpftool
 	echo /usr/bin/setpriv
+	echo /usr/bin/strace
 	echo "$WSR_ROOT/vmtests/init.sh"
 	echo "$0"
 	[ ! -d "$WSR_ROOT/build/guest" ] || find "$WSR_ROOT/build/guest" -type f -o -type l
@@ -74,6 +76,10 @@ make_base() {
 	# would write over busybox
 	rm -f "$1/usr/bin/setpriv"
 	cp /usr/bin/setpriv "$1/usr/bin/setpriv"
+	# strace, for the calls the daemon makes against wsr.service's
+	# SystemCallFilter= (test_daemon_makes_only_system_calls_*)
+	rm -f "$1/usr/bin/strace"
+	cp /usr/bin/strace "$1/usr/bin/strace"
 	for lib in $(libs); do
 		mkdir -p "$1$(dirname "$lib")"
 		cp -L "$lib" "$1$lib"

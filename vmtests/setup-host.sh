@@ -13,7 +13,7 @@ clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev libzstd-dev libjson-c-dev li
 linux-source-6.1 dwarves flex bison bc libssl-dev xz-utils zstd kmod rsync
 busybox-static cpio seabios qemu-system-data e2fsprogs shellcheck bear dkms
 dpkg-dev ninja-build meson python3 libglib2.0-dev libpixman-1-dev libfdt-dev
-libslirp-dev gnuplot-nox curl
+libslirp-dev gnuplot-nox curl strace
 libvirt-daemon libvirt-daemon-driver-qemu libvirt-clients libvirt-dev systemd
 "
 SRC_LIST=/etc/apt/sources.list.d/wsr-deb-src.sources
