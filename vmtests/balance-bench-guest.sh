@@ -29,15 +29,18 @@
 #   H  a hot set that changes phase: 128 MiB X hot, at SECS/3 a second
 #      128 MiB Y hot and X idle (stopped, still resident), at 2*SECS/3 X
 #      hot again and Y idle
-# usage: balance-bench-guest.sh ROLE SECS [DAEMON [LINGER]]
+# usage: balance-bench-guest.sh ROLE SECS [DAEMON [LINGER [SENPAI_MS]]]
 #   DAEMON 1 (the default) starts wsr's daemon; 0 leaves the guest as a
 #   host without wsr has it: no BPF program, no map, no daemon
 #   LINGER  seconds the workloads keep their memory after BENCH-END
 #           (BENCH-LINGER says so), while the host reclaims the QEMU's
 #           cgroup to see what of it the host can reuse (0)
+#   SENPAI_MS  above 0: Debian's oomd (/host/bin/oomd) runs its Senpai
+#           plugin on the workload's memcg with this pressure_ms and the
+#           rest of v0.5.0's defaults, moving memory.high (0: no oomd)
 # shellcheck source=../tests/guest/lib.sh
 . /wsr/bin/tests/lib.sh
-role=$1 secs=$2 daemon=${3:-1} linger=${4:-0}
+role=$1 secs=$2 daemon=${3:-1} linger=${4:-0} senpai_ms=${5:-0}
 export LD_LIBRARY_PATH=/host/lib
 
 # memcg_count FILE KEY: a memcg counter
@@ -92,6 +95,21 @@ cost() {
 # The workload in its own memcg, whose memory.stat and memory.events
 # count its major faults, refaults and OOM kills
 cg=$(make_memcg bench)
+# oomd's Senpai, started from outside the memcg whose memory.high it moves:
+# every 5 s (oomd's --interval) a tick; a probe after 6 quiet ticks
+if [ "$senpai_ms" -gt 0 ]; then
+	mkdir -p /tmp/oomd
+	cat >/tmp/senpai.json <<EOF
+{ "rulesets": [ { "name": "senpai on the workload", "silence-logs": "engine",
+  "detectors": [ [ "always", { "name": "continue", "args": {} } ] ],
+  "actions": [ { "name": "senpai", "args": { "cgroup": "bench",
+    "pressure_ms": "$senpai_ms", "log_interval": "6" } } ] } ] }
+EOF
+	/host/bin/oomd --config /tmp/senpai.json --runtime-dir /tmp/oomd \
+		--cgroup-fs /sys/fs/cgroup >/tmp/oomd.log 2>&1 &
+	sleep 1
+	kill -0 $! 2>/dev/null || fail "oomd did not start: $(tr '\n' ' ' </tmp/oomd.log)"
+fi
 echo $$ >"$cg/cgroup.procs" || fail "cannot join $cg"
 start=$(date +%s)
 # the balloon's feature bits (bit 5: free page reporting) and the order
@@ -180,7 +198,9 @@ echo "BENCH-END role=$role oom_kill=$(memcg_count memory.events oom_kill)" \
 	"pgmajfault=$(memcg_count memory.stat pgmajfault)" \
 	"refault_anon=$(memcg_count memory.stat workingset_refault_anon)" \
 	"refault_file=$(memcg_count memory.stat workingset_refault_file)" \
-	"killed=$(dmesg | grep -c 'Killed process')"
+	"killed=$(dmesg | grep -c 'Killed process')" \
+	"memory_current=$(cat "$cg/memory.current")" "memory_high=$(cat "$cg/memory.high")" \
+	"senpai_logs=$(grep -c 'probe attempts' /tmp/oomd.log 2>/dev/null || echo 0)"
 echo "BENCH-SWAP $(tr -s ' \t' ' ' </proc/swaps | tail -n +2 | tr '\n' ';')"
 if [ "$linger" -gt 0 ]; then
 	echo "BENCH-LINGER role=$role secs=$linger"

@@ -35,9 +35,11 @@
 #                                 [--host-budget-mib N] [--no-thp] [--seed N]
 #   --runs N        runs per policy (2)
 #   --secs S        each guest's workload time (300); a run is S + ~60 s
-#   --policies LIST space-separated, from none-nofpr, none, available,
-#                   working-set, pressure, mom and proxmox (the default:
-#                   all that build/wsr-host knows)
+#   --policies LIST space-separated, from none-nofpr, none, senpai,
+#                   available, working-set, pressure, mom and proxmox (the
+#                   default: all that build/wsr-host knows, and senpai:
+#                   Debian's oomd in each guest, its Senpai on the
+#                   workload's memcg, balance's none, vmtests/get-oomd.sh)
 #   --set LIST      which sets of guests: "1", "2" or "1 2" (the default)
 #   --ref-runs N    none-nofpr runs in the first N rounds only (every
 #                   round: the summary pairs each run with its round's)
@@ -91,9 +93,9 @@ known="none available working-set"
 for p in pressure mom proxmox; do
 	"$host" balance --policy "$p" 2>&1 | grep -q -- "--policy '$p'" || known+=" $p"
 done
-[ -n "$policies" ] || policies="none-nofpr $known"
+[ -n "$policies" ] || policies="none-nofpr senpai $known"
 for p in $policies; do
-	case " none-nofpr $known " in *" $p "*) ;; *) die "unknown policy '$p' (this wsr-host knows: none-nofpr $known)" ;; esac
+	case " none-nofpr senpai $known " in *" $p "*) ;; *) die "unknown policy '$p' (this bench knows: none-nofpr senpai $known)" ;; esac
 done
 for s in $sets; do case "$s" in 1|2) ;; *) die "--set: no set '$s' (1 or 2)" ;; esac; done
 PORT=19911
@@ -169,6 +171,13 @@ done
 redis=$("$WSR_ROOT"/vmtests/get-redis.sh)
 mkdir -p "$tmp/guest"
 cp -a "$redis/bin" "$redis/lib" "$tmp/guest/"
+case " $policies " in
+*" senpai "*)
+	oomd=$("$WSR_ROOT"/vmtests/get-oomd.sh)
+	cp -a "$oomd/bin/." "$tmp/guest/bin/"
+	cp -an "$oomd/lib/." "$tmp/guest/lib/"
+	;;
+esac
 cp "$WSR_ROOT/vmtests/balance-bench-guest.sh" "$tmp/guest/"
 
 # roles SET: the guests of a set
@@ -185,14 +194,15 @@ one_run() {
 	[ "$policy" = none-nofpr ] || props+=,free-page-reporting=on
 	# wsr's daemon only where the policy reads its reports: a baseline's
 	# guest is one with no wsr in it, and working-set carries its cost
-	local daemon=0
-	case "$policy" in working-set|pressure) daemon=1 ;; esac
+	local daemon=0 senpai=0
+	case "$policy" in working-set|pressure) daemon=1 ;; senpai) senpai=10 ;; esac
 	{
 		echo "uname=$(uname -r)"
 		echo "thp_enabled=$(cat /sys/kernel/mm/transparent_hugepage/enabled)"
 		echo "thp_defrag=$(cat /sys/kernel/mm/transparent_hugepage/defrag)"
 		echo "qemu_thp=$([ ${#nothp[@]} = 0 ] && echo host || echo off)"
 		echo "guest_daemon=$daemon"
+		echo "guest_senpai_pressure_ms=$senpai"
 	} >"$dir/host.txt"
 	for vm in "${vms[@]}"; do
 		truncate -s 1G "$dir/$vm.swap"
@@ -205,7 +215,8 @@ one_run() {
 			--balloon "$props" --append page_reporting.page_reporting_order=9 \
 			--disk-cache none --cgroup "$cg" ${nothp[@]+"${nothp[@]}"} --dir "$tmp/guest" \
 			--qemu-arg -drive --qemu-arg "file=$dir/$vm.swap,if=virtio,format=raw,cache=none" \
-			-- sh /host/balance-bench-guest.sh "$vm" "$secs" "$daemon" "$LINGER" >"$dir/$vm.out" 2>&1 &
+			-- sh /host/balance-bench-guest.sh "$vm" "$secs" "$daemon" "$LINGER" "$senpai" \
+			>"$dir/$vm.out" 2>&1 &
 		pids+=($!)
 		vmargs+=(--vm "$vm=$dir/$vm.qmp")
 		logs+=("$dir/$vm.log")
@@ -218,7 +229,7 @@ one_run() {
 	done
 	[ "$n" -lt 300 ] || log "$policy: not every guest started within 300 s"
 	local bpolicy=$policy
-	[ "$policy" != none-nofpr ] || bpolicy=none
+	case "$policy" in none-nofpr|senpai) bpolicy=none ;; esac
 	"$host" balance --policy "$bpolicy" "${vmargs[@]}" ${budget[@]+"${budget[@]}"} \
 		--metrics "127.0.0.1:$PORT" --json \
 		>"$dir/decisions.jsonl" 2>"$dir/balance.err" &
