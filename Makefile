@@ -5,6 +5,7 @@
 ## make check       set up, build, run every test: unit, lint, QMP, qtest, balloon, harness, guest (time: docs/testing.md)
 ## make check-long  the long tests (about 55 min): 10,000 device fuzz cases, 20,000 hostile-driver ones, long_*.sh
 ## make bench       benchmarks: figures next to a baseline from the same run (BENCHMARKS.md)
+## make bench-quick the balance bench alone: set 1, every policy once, 240 s each (about 43 min)
 ## make lint        make check's lint step alone: shellcheck, checkpatch on both series, their self-tests
 ## make all         build wsr into $(BUILD)/ (the default; builds the patched kernel first, for its BTF)
 ## make dkms        the series' virtio_balloon for Debian's stock 6.1 kernel with DKMS, in $(BUILD)/dkms (README: a stock Debian guest)
@@ -81,7 +82,7 @@ GUEST_PROGS := $(GUEST)/wsr $(GUEST)/wsr-workload $(GUEST)/kfunc-probe $(GUEST)/
 GUEST_TESTS := $(wildcard tests/guest/*.sh)
 UNIT_TESTS  := $(patsubst tests/unit/%.c,$(BUILD)/unit/%,$(wildcard tests/unit/*.c))
 
-.PHONY: install all dkms setup check check-long bench demo lint compile-commands clean distclean help FORCE
+.PHONY: install all dkms setup check check-long bench bench-quick demo lint compile-commands clean distclean help FORCE
 .DELETE_ON_ERROR:
 .SECONDARY:
 
@@ -311,6 +312,10 @@ check-long: setup
 bench: setup
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)vmtests/bench.sh
+
+bench-quick: setup
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)vmtests/balance-bench.sh --set 1 --runs 1 --secs 240
 
 demo: setup
 	$(Q)$(MAKE) --no-print-directory all
