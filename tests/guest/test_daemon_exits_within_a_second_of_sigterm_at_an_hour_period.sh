@@ -2,7 +2,9 @@
 # says so: the signal is taken only while it waits, never between its
 # check of a stop and a wait of the whole period.  Three daemons, each
 # stopped at another point: at once, and 1.5 s and 3 s after it loaded
-# (the last with a read just before).
+# (the last with a read just before).  At once, the daemon still attaches
+# the balloon's programs, which it finishes first: 1.4 s under TCG, so
+# that one has 5 s; a lost stop would take the hour.
 . "$(dirname "$0")/lib.sh"
 # hundredths of a second since boot (busybox's date has no %N)
 cs() { awk '{ printf "%d\n", $1 * 100 }' /proc/uptime; }
@@ -17,7 +19,9 @@ for delay in 0 1.5 3; do
 	kill -0 "$WSRD" 2>/dev/null && fail "the daemon runs 5 s after SIGTERM (sent ${delay} s in)"
 	took=$(($(cs) - t0))
 	info "stopped ${took}0 ms after SIGTERM, sent ${delay} s after its start"
-	[ "$took" -le 100 ] || fail "the daemon took ${took}0 ms to stop (sent ${delay} s in)"
+	limit=100
+	[ "$delay" != 0 ] || limit=500
+	[ "$took" -le "$limit" ] || fail "the daemon took ${took}0 ms to stop (sent ${delay} s in)"
 	grep -q "exiting; the programs stay attached" /tmp/wsrd.log ||
 		fail "the daemon did not say it stopped: $(cat /tmp/wsrd.log)"
 done
