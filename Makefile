@@ -264,6 +264,10 @@ $(BUILD)/unit/test_host_policy: $(OBJ)/host/policy.o $(OBJ)/host/costaware.o $(O
 $(BUILD)/unit/test_host_baselines: $(OBJ)/host/baselines.o $(OBJ)/host/hostmem.o \
 	$(OBJ)/host/policy.o $(OBJ)/host/costaware.o $(OBJ)/host/senpai.o
 $(BUILD)/unit/test_host_senpai: $(OBJ)/host/senpai.o
+# balance's command line against docs/policies.md's table of knobs
+$(BUILD)/unit/test_host_args: $(OBJ)/host/balance-args.o $(OBJ)/host/metrics.o \
+	$(OBJ)/host/policy.o $(OBJ)/host/costaware.o $(OBJ)/host/senpai.o $(OBJ)/host/baselines.o
+$(OBJ)/tests/unit/test_host_args.o: UNIT_DEFS = -DWSR_SRC_ROOT='"$(CURDIR)"'
 
 # The DKMS package's folder (a copy to put in a guest's /usr/src), the
 # module dkms built with it for the stock kernel, and the resolve_btfids

@@ -6,6 +6,7 @@
 #ifndef __WSR_HOST_BALANCE_ARGS_H
 #define __WSR_HOST_BALANCE_ARGS_H
 
+#include <stdio.h>
 #include "policy.h"
 #include "wsr.h"
 
@@ -54,5 +55,12 @@ struct balance_cfg {
  * with the reason on stderr).
  */
 int balance_parse_args(int argc, char **argv, struct balance_cfg *c);
+
+/*
+ * The options as the rows of docs/policies.md's table of knobs: each
+ * "| `--NAME` | UNIT | RANGE | DEFAULT |", the docs adding a last column,
+ * why (test_host_args compares them).
+ */
+void balance_knobs_markdown(FILE *f);
 
 #endif /* __WSR_HOST_BALANCE_ARGS_H */
