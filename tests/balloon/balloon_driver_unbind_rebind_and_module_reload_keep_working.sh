@@ -105,7 +105,7 @@ guest_half() {
 		[ -e "$dev/driver" ] || fail "no successful probe within 2000 allocations"
 		# a fault injection that never hit would leave nothing tested
 		[ "$failed" -gt 0 ] || fail "no probe failed (N=$n, survived=$survived): no fault was injected into one"
-		wait_until 30 [ "$(ws active)" = 1 ] || fail "not the active device after the faults: $(ws_state)"
+		wait_until 30 ws_is active 1 || fail "not the active device after the faults: $(ws_state)"
 		mark "PROBE-FAULTS N=$n failed=$failed survived=$survived"
 	}
 	[ -z "$fail_nth" ] || probe_faults
@@ -132,7 +132,7 @@ guest_half() {
 			head -n 3 | tr '\n' '|')
 		if [ -n "$bad" ]; then
 			mark "HELD-SENDS failed: kernel log: $bad"
-		elif ! wait_until 30 [ "$(ws active)" = 1 ]; then
+		elif ! wait_until 30 ws_is active 1; then
 			mark "HELD-SENDS failed: not the active device after them: $(ws_state)"
 		else
 			mark "HELD-SENDS ok: $(echo "$out" | tr '\n' ' ')"

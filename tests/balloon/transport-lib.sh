@@ -35,6 +35,10 @@ ws_at_least() {
 	v=$(ws "$1") && [ -n "$v" ] && [ "$v" -ge "$2" ]
 }
 
+# ws_is NAME VALUE: working_set/NAME reads VALUE (read anew at each call,
+# as wait_until wants: "wait_until 30 [ "$(ws NAME)" = 1 ]" reads it once)
+ws_is() { [ "$(ws "$1")" = "$2" ]; }
+
 # intervals_are LIST: working_set/intervals_ms is LIST (comma-separated)
 intervals_are() { [ "$(ws intervals_ms | tr ' ' ,)" = "$1" ]; }
 
