@@ -127,9 +127,7 @@ guest_half() {
 			mark "HELD-SENDS failed: send-hold: $(echo "$out" | tr '\n' ' ')"
 			return
 		fi
-		bad=$(dmesg | sed -n '/wsr-held-sends: start/,$p' |
-			grep -E "$KERNEL_REPORT_RE" |
-			head -n 3 | tr '\n' '|')
+		bad=$(kernel_reports 'wsr-held-sends: start')
 		if [ -n "$bad" ]; then
 			mark "HELD-SENDS failed: kernel log: $bad"
 		elif ! wait_until 30 ws_is active 1; then
