@@ -246,6 +246,9 @@ qemu_pid() {
 		echo "$q"
 }
 
+# mark_field NAME: the number after " NAME=" in $MARK, or nothing
+mark_field() { sed -n "s/.* $1=\([0-9][0-9]*\).*/\1/p" <<<" $MARK"; }
+
 # wait_mark WORD [SECS]: wait for the guest's "wsr-balloon: WORD" line
 # (default 120 s) and put the rest of it in $MARK; fails early if the
 # guest fails or stops

@@ -16,16 +16,27 @@ trap 'rm -rf "$tmp"' EXIT
 
 # The package dkms built from is the series as it is now, applied to the
 # same Debian version as the kernel the module was built for: no stale
-# copy of an older series, no hand edit.
+# copy of an older series, no hand edit.  One tree, compared: two would
+# leave which one dkms built unknown, and diff's status 2 (a tree missing
+# or unreadable) compared nothing.
 test_source() {
-	local src d
-	src=$(echo "$out"/src/wsr-virtio-balloon-*)
+	local srcs src d rc
+	srcs=("$out"/src/wsr-virtio-balloon-*)
+	{ [ "${#srcs[@]}" = 1 ] && [ -d "${srcs[0]}" ]; } ||
+		{ echo "not one source tree in $out/src: ${srcs[*]}"; return; }
+	src=${srcs[0]}
 	"$WSR_ROOT"/vmtests/dkms-source.sh "$tmp/fresh" "$version" >/dev/null 2>"$tmp/err" ||
 		{ echo "the series does not apply to $version: $(tail -n 1 "$tmp/err")"; return; }
 	[ "$(modinfo -F vermagic "$ko" | cut -d' ' -f1)" = "$release" ] ||
 		{ echo "$ko is not built for $release: $(modinfo -F vermagic "$ko")"; return; }
-	d=$(diff -r "$tmp/fresh" "$src" | head -n 3 | tr "\n" " ")
-	[ -z "$d" ] || echo "$src differs from kernel-patches/ applied to $version: $d"
+	diff -r "$tmp/fresh" "$src" >"$tmp/diff" 2>&1
+	rc=$?
+	d=$(head -n 3 "$tmp/diff" | tr "\n" " ")
+	case $rc in
+	0) ;;
+	1) echo "$src differs from kernel-patches/ applied to $version: $d" ;;
+	*) echo "diff -r $tmp/fresh $src failed (status $rc): $d" ;;
+	esac
 }
 
 # The kfuncs need module BTF, which Kbuild writes only with a vmlinux

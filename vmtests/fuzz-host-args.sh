@@ -7,10 +7,12 @@
 # other options), a word dropped, repeated or cut short, two swapped.
 # They run against real QEMUs, stopped (-S), with the working-set device,
 # in shards at once, one per core (a QEMU each, one case at a time on
-# it), each case for at most 0.3 s (watch, request and balance wait on a
-# guest that never runs).  Prints "PASS name" or "FAIL name: reason":
+# it), each case of watch or balance for at most 0.3 s (they wait on a
+# guest that never runs), each of another command for at most 3 s.  Prints "PASS name" or "FAIL name: reason":
 #   host_args_fuzz_no_sanitizer_report_or_crash: every case exits 0, 1,
-#     2 or by the time limit, with no sanitizer report;
+#     2 or by the time limit, with no sanitizer report, and at most 1% of
+#     the cases drawn from a command that ends on its own (all but watch
+#     and balance) reach the limit;
 #   host_args_fuzz_rejected_inputs_change_nothing: after each case that
 #     exits 1 or 2, the device's state (stats polling, balloon size,
 #     working-set info) is what it was.
@@ -39,7 +41,7 @@ PLAIN=${BUILD:-$WSR_ROOT/build}/wsr-host
 qemu=$("$WSR_ROOT"/vmtests/build-qemu.sh)
 # The cases run in SHARDS shards at once, each against a QEMU of its own,
 # one case at a time: most of a case's time is the wait on a guest that
-# never runs.  One shard per core: the 0.3 s limit is wall-clock time,
+# never runs.  One shard per core: the time limits are wall-clock time,
 # and a case starved of CPU (ASan's start) would reach it before it had
 # parsed its arguments, a case that tests nothing (3 shards on 2 busy
 # cores had 475 of 500 cases at the limit).  The
@@ -116,6 +118,16 @@ hostile=("" "-" "--" "-1" "0" "1" "4294967296" "18446744073709551615"
 options=(--json --count --batch --timeout-ms --device --qmp --vm --policy --step-mib
 	--hold-ms --metrics --idle-ms --floor-mib --slo-ppm --pressure-us --stats-s)
 
+# waits BASE: BASE's command waits, unchecked, to the time limit by
+# design: watch for a report that never comes, balance (a daemon) for its
+# TERM.  Their time-outs say nothing; a case of another command that
+# reaches the limit is one that hangs, or one starved of CPU before it
+# parsed its arguments (3 shards on 2 busy cores had 475 of 500 there).
+# Those end in well under 0.1 s given a core, so their limit is 3 s: on 2
+# cores at a load of 4.6, 38 of 309 reached 0.3 s and none 3 s, and a
+# limit they do not reach costs no time
+waits() { case " $1 " in *" watch "* | " balance "*) return 0 ;; esac; return 1; }
+
 # rand N: r, a number below N, from the seeded generator (in this shell:
 # a $(...) subshell would reseed it, and a seed would not replay a run)
 rand() { r=$((RANDOM % $1)); }
@@ -140,9 +152,13 @@ RANDOM=$seed
 echo "seed $seed (WSR_HOST_FUZZ_SEED), $cases cases"
 # draw every case: $dir/cases/C holds case C's words, each ended by a NUL
 mkdir "$dir/cases" "$dir/res"
+# own[C]: 1 when case C's base command ends on its own (not waits)
+own=()
 for ((c = 1; c <= cases; c++)); do
 	rand ${#bases[@]}
 	read -r -a w <<<"${bases[r]}"
+	own[c]=1
+	! waits "${bases[r]}" || own[c]=0
 	rand 3
 	for ((m = r; m >= 0; m--)); do mutate; done
 	printf '%s\0' "${w[@]}" >"$dir/cases/$c"
@@ -153,7 +169,7 @@ done
 # sanitizer report), then whether it changed the device, then a line
 # saying what it did so (as the verdicts quote it)
 shard() {
-	local k=$1 c rc crash change why s0
+	local k=$1 c rc crash change why s0 lim
 	sock=$(sock_of "$k")
 	s0=$(sock_of 0)
 	reset
@@ -168,8 +184,10 @@ shard() {
 		# also signals its process group, so a second TERM could land in
 		# LeakSanitizer's check at exit, whose tracer then never let go (1
 		# case in 4 to 10 hung so, spinning in sched_yield, ptraced)
+		lim=0.3
+		[ "${own[c]}" != 1 ] || lim=3
 		ASAN_OPTIONS=exitcode=99:detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-			timeout --foreground -k 3 0.3 "$HOST" "${w[@]}" >"$dir/q$k/out" 2>"$dir/q$k/err" </dev/null
+			timeout --foreground -k 3 "$lim" "$HOST" "${w[@]}" >"$dir/q$k/out" 2>"$dir/q$k/err" </dev/null
 		rc=$?
 		crash=0 change=0 why=""
 		if { [ "$rc" != 0 ] && [ "$rc" != 1 ] && [ "$rc" != 2 ] && [ "$rc" != 124 ]; } ||
@@ -206,6 +224,9 @@ done
 
 # the verdicts, in case order, as one shard would have reached them
 crashes=0 changed=0 timed=0 missing=0 first_crash="" first_change="" first_missing=""
+# of the cases that ran, those whose command ends on its own, and of them
+# those at the time limit (timed counts every case at the limit)
+ended=0 ended_timed=0 first_timed=""
 for ((c = 1; c <= cases; c++)); do
 	if [ ! -f "$dir/res/$c" ]; then
 		missing=$((missing + 1))
@@ -218,6 +239,13 @@ for ((c = 1; c <= cases; c++)); do
 		[ -n "$first_crash" ] || first_crash=$why
 	fi
 	[ "$rc" != 124 ] || timed=$((timed + 1))
+	if [ "${own[c]}" = 1 ]; then
+		ended=$((ended + 1))
+		if [ "$rc" = 124 ]; then
+			ended_timed=$((ended_timed + 1))
+			[ -n "$first_timed" ] || first_timed="case $c: wsr-host$(mapfile -d '' -t x <"$dir/cases/$c"; printf ' %q' "${x[@]}" | head -c 300)"
+		fi
+	fi
 	if [ "$change" = 1 ]; then
 		changed=$((changed + 1))
 		[ -n "$first_change" ] || first_change=$why
@@ -231,9 +259,16 @@ if [ "$missing" != 0 ]; then
 elif [ -n "$stopped" ]; then
 	first_crash="every case ran, but a shard exited non-zero:$stopped; ${first_crash:-none crashed}"
 fi
+echo "$ended_timed of $ended cases of a command that ends on its own at the time limit;" \
+	"$((timed - ended_timed)) of $((cases - missing - ended)) watch and balance cases, by design"
+# a case at the limit ran on, unchecked: more than 1% of those that should
+# end fails the run, as the guest's fuzz does (tests/guest/wsr_args_fuzz.sh)
+limited=""
+[ $((ended_timed * 100)) -le "$ended" ] ||
+	limited="$ended_timed of $ended cases of a command that ends on its own ran on to their limit of 3 s (killed, unchecked; too busy a machine, or a hang); the first: $first_timed"
 verdict host_args_fuzz_no_sanitizer_report_or_crash \
-	"${first_crash:+$crashes cases crashed or had a sanitizer report; the first: $first_crash}"
+	"${first_crash:+$crashes cases crashed or had a sanitizer report; the first: $first_crash}${first_crash:+${limited:+; }}$limited"
 verdict host_args_fuzz_rejected_inputs_change_nothing \
 	"${first_change:+$changed rejected cases changed the device; the first: $first_change}"
 # non-zero when a verdict failed
-[ -z "$first_crash$first_change" ]
+[ -z "$first_crash$first_change$limited" ]

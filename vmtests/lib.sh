@@ -156,11 +156,10 @@ report_times() {
 		printf "%d.%06d %s %.0f\n", s, u, b, tot }' "$1"
 }
 
-# What a sanitizer kernel prints when it finds something: KASAN, KFENCE,
-# lockdep and DEBUG_ATOMIC_SLEEP reports start with "BUG:" or "WARNING:",
-# then UBSAN, debugobjects, kmemleak's own failures, and the leaks that
-# vmtests/init.sh prints after the command.
-SANITIZER_RE='BUG:|WARNING:|KASAN|KFENCE|UBSAN|ODEBUG|general protection fault|Oops|kmemleak: .*(disabled|Cannot)|^wsr-kmemleak: unreferenced object'
+# SANITIZER_RE, what a sanitizer kernel prints when it finds something:
+# tests/testlib.sh's, the one pattern the guests' own checks read too
+# shellcheck source=../tests/testlib.sh
+. "$WSR_ROOT/tests/testlib.sh"
 
 # kernel_dir KERNEL: the folder of KERNEL's build (ours, debug, stock or
 # stock-dkms), built or fetched first if its inputs changed

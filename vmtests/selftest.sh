@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The harness's own tests: each boots a guest and checks that the harness
 # tells success, a failing command, a kernel panic and a hung guest apart,
-# that the debug kernel's sanitizers catch a leak, a use-after-free and a
-# lock-order inversion, and that the stock Debian kernel boots.  Prints "PASS name" or
+# that the debug kernel's sanitizers catch a leak, a use-after-free, a
+# lock-order inversion and a shift out of bounds (UBSAN), and that the
+# stock Debian kernel boots.  Prints "PASS name" or
 # "FAIL name: reason" per test, then "TIME name SECONDS".
 set -u
 RUN=$(dirname "$0")/run
@@ -100,21 +101,25 @@ lane() {
 # proportion to memory: its loop visits every page frame (a scan took
 # 4.5 s of guest time there, 6.5 s with 2 x 256 MiB, 9 s with 2 x 512,
 # on the debug kernel with ORC's unwinder, 2026-12-07).
-# The leak has a guest of its own: beside the other two bugs, kmemleak
-# missed it once in ten runs (2026-12-07).  The lock inversion and the
-# use-after-free share one, without kmemleak, the inversion first (a KASAN
-# report turns lockdep off); each must be in the run's report, which
+# The leak has a guest of its own: beside the other bugs, kmemleak
+# missed it once in ten runs (2026-12-07).  The lock inversion, the shift
+# out of bounds and the use-after-free share one, without kmemleak, the
+# inversion first (a KASAN report turns lockdep off; UBSAN reports on
+# either side of it); each must be in the run's report, which
 # vmtests/run keeps whole beside the console log.
 lane expect sanitizers_catch_a_leak 123 "wsr-kmemleak: unreferenced object" \
 	--kernel debug --node-mem 128 -- insmod /host/wsr_selftest_bugs.ko bug=leak
-sanitizers_catch_two() {
-	local out=$dir/two.out rc t0=$EPOCHREALTIME rep t msg m=/host/wsr_selftest_bugs.ko
+sanitizers_catch_three() {
+	local out=$dir/three.out rc t0=$EPOCHREALTIME rep t msg m=/host/wsr_selftest_bugs.ko
 	"$RUN" --quiet --kernel debug --node-mem 128 --append kmemleak=off -- \
-		sh -c "insmod $m bug=lock-inversion && rmmod wsr_selftest_bugs && insmod $m bug=use-after-free" \
+		sh -c "insmod $m bug=lock-inversion && rmmod wsr_selftest_bugs &&
+			insmod $m bug=shift-out-of-bounds && rmmod wsr_selftest_bugs &&
+			insmod $m bug=use-after-free" \
 		>"$out" 2>&1
 	rc=$?
 	rep=$(sed -n 's/^wsr: sanitizer report in the guest (.*; every report: \(.*\)):$/\1/p' "$out")
 	for t in "lock_inversion:possible circular locking dependency" \
+		"shift_out_of_bounds:UBSAN: shift-out-of-bounds" \
 		"use_after_free:KASAN: use-after-free"; do
 		msg=${t#*:}
 		if [ "$rc" != 123 ]; then
@@ -127,7 +132,7 @@ sanitizers_catch_two() {
 		took "sanitizers_catch_a_${t%%:*}" "$t0"
 	done
 }
-lane sanitizers_catch_two
+lane sanitizers_catch_three
 lane stock_boots
 # a guest that never exits: 6 s is past the harness's start of QEMU, and
 # the command never ends however far the boot got

@@ -105,7 +105,7 @@ guest_half() {
 		[ -e "$dev/driver" ] || fail "no successful probe within 2000 allocations"
 		# a fault injection that never hit would leave nothing tested
 		[ "$failed" -gt 0 ] || fail "no probe failed (N=$n, survived=$survived): no fault was injected into one"
-		wait_until 30 [ "$(ws active)" = 1 ] || fail "not the active device after the faults: $(ws_state)"
+		wait_until 30 ws_is active 1 || fail "not the active device after the faults: $(ws_state)"
 		mark "PROBE-FAULTS N=$n failed=$failed survived=$survived"
 	}
 	[ -z "$fail_nth" ] || probe_faults
@@ -127,12 +127,10 @@ guest_half() {
 			mark "HELD-SENDS failed: send-hold: $(echo "$out" | tr '\n' ' ')"
 			return
 		fi
-		bad=$(dmesg | sed -n '/wsr-held-sends: start/,$p' |
-			grep -E "$KERNEL_REPORT_RE" |
-			head -n 3 | tr '\n' '|')
+		bad=$(kernel_reports 'wsr-held-sends: start')
 		if [ -n "$bad" ]; then
 			mark "HELD-SENDS failed: kernel log: $bad"
-		elif ! wait_until 30 [ "$(ws active)" = 1 ]; then
+		elif ! wait_until 30 ws_is active 1; then
 			mark "HELD-SENDS failed: not the active device after them: $(ws_state)"
 		else
 			mark "HELD-SENDS ok: $(echo "$out" | tr '\n' ' ')"

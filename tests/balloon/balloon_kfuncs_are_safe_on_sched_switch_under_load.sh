@@ -27,7 +27,7 @@ guest_half() {
 	secs=${1:-30}
 
 	dev=$(balloon_dev) || fail "no virtio balloon device"
-	wait_until 30 [ "$(ws active)" = 1 ] || fail "no active working_set/ in $dev"
+	wait_until 30 ws_is active 1 || fail "no active working_set/ in $dev"
 	mark "KFUNC-NULL $(kfunc-probe null 2>&1)"
 	mark "READY $(ws_state)"
 	sent0=$(ws sent)
@@ -63,23 +63,33 @@ guest_half() {
 # verdict of balloon_kfuncs_refuse_null_pointers, which shares the guest).
 # Then a tp_btf/sched_switch program calls the kfuncs on every context
 # switch under load while the host reconfigures: no hang, no lockdep splat
-# (on the debug kernel), reports reach the device.
+# (on the debug kernel), reports reach the device, and every CONFIG QEMU
+# took reached the driver (its configs count, READY to TALLY) but the
+# last, which may be in flight when the guest reads the count.
 test_kfunc_sched_switch() {
 	local secs=${WSR_SWITCH_SECS:-30} k=0 want_null="config_null=-22 report_null=-22 header_null=-22 config=0"
+	local ok=0 c0 c1
 	guest_start working-set=on,working-set-bins=5 -- "$secs" || return
 	wait_mark KFUNC-NULL || return
 	[ "$MARK" = "$want_null" ] || also_verdict balloon_kfuncs_refuse_null_pointers \
 		"kfuncs given NULL: $MARK (expected $want_null)"
 	[ "$MARK" != "$want_null" ] || also_verdict balloon_kfuncs_refuse_null_pointers
 	wait_mark READY || return
+	c0=$(mark_field configs)
 	# CONFIGs while the program runs: the kfuncs then see -ESTALE at times
 	until grep -aq '^wsr-balloon: TALLY\|^FAIL: ' "$G_LOG" || ! guest_alive; do
-		host config "$((100 + k % 500)),2000,4000,8000" 0 0 >/dev/null 2>&1
+		! host config "$((100 + k % 500)),2000,4000,8000" 0 0 >/dev/null 2>&1 || ok=$((ok + 1))
 		k=$((k + 1))
 		sleep 2
 	done
 	wait_mark TALLY 10 || return
-	guest_done 120
+	c1=$(mark_field configs)
+	guest_done 120 || return
+	if [ "$ok" = 0 ]; then
+		bad "QEMU took none of the $k CONFIGs sent while the program ran"
+	elif [ -z "$c0" ] || [ -z "$c1" ] || [ $((c1 - c0)) -lt $((ok - 1)) ]; then
+		bad "QEMU took $ok CONFIGs, the driver counted $c0 then $c1 (READY, TALLY)"
+	fi
 }
 
 run_test balloon_kfuncs_are_safe_on_sched_switch_under_load \

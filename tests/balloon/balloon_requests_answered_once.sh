@@ -60,6 +60,11 @@ guest_half() {
 	start_daemon --own-aging
 	start_workload --hot 16 --cold 48 >/dev/null
 	mark READY
+	# the host's CONFIG (sent after READY, retried for up to 60 s) landed:
+	# the answers are judged against its refresh_ms
+	# shellcheck disable=SC2317 # called by wait_until
+	configured() { intervals_are 1000,5000,20000,60000 && ws_is refresh_ms 1000; }
+	wait_until 120 configured || fail "the host's CONFIG did not land: $(ws_state)"
 	phase 100 PHASE1-DONE
 	kill -STOP "$daemon" || fail "cannot stop the daemon"
 	mark DAEMON-STOPPED
@@ -87,8 +92,12 @@ guest_half() {
 	reclaiming() { [ "$(swapouts)" -gt $((k0 + 256)) ]; }
 	wait_until 120 reclaiming || fail "no reclaim under the balloon: swap-outs $k0, then $(swapouts)"
 	k0=$(swapouts)
+	c0=$(ws configs)
 	mark RECLAIMING
 	phase 400 PHASE4-DONE
+	# the CONFIGs the host sends every 0.2 s during these requests landed
+	[ "$(ws configs)" -gt "$c0" ] ||
+		fail "no CONFIG landed during the requests under pressure: $(ws_state)"
 	mark "SWAPOUTS $(($(swapouts) - k0))"
 	kill "$w"
 }

@@ -35,6 +35,10 @@ ws_at_least() {
 	v=$(ws "$1") && [ -n "$v" ] && [ "$v" -ge "$2" ]
 }
 
+# ws_is NAME VALUE: working_set/NAME reads VALUE (read anew at each call,
+# as wait_until wants: "wait_until 30 [ "$(ws NAME)" = 1 ]" reads it once)
+ws_is() { [ "$(ws "$1")" = "$2" ]; }
+
 # intervals_are LIST: working_set/intervals_ms is LIST (comma-separated)
 intervals_are() { [ "$(ws intervals_ms | tr ' ' ,)" = "$1" ]; }
 
@@ -67,24 +71,13 @@ follow_balloon() {
 	mark "DEFLATED MemTotal=$(meminfo MemTotal)"
 }
 
-# what a kernel report starts with (KASAN, KFENCE and ODEBUG reports come
-# as BUG: or WARNING:)
-KERNEL_REPORT_RE='WARNING:|BUG:|Oops|general protection|Call Trace|leak|list_(add|del) corruption|refcount_t:|UBSAN'
-
-# dmesg_clean: no kernel warning, bug or oops (or leak report) since the
+# dmesg_clean: no kernel report (testlib.sh's kernel_reports) since the
 # script started (the boot's own warnings, e.g. about the NUMA topology QEMU
-# gives the vCPUs, are not ours).  A log that no longer holds the start
-# line (a full ring buffer dropped it) is all from after it; an empty
-# one is no log.
+# gives the vCPUs, are not ours) but those the test file ($0, run as
+# "sh /host/THIS.sh guest") declares with "# expects-kernel: ERE"
 dmesg_clean() {
 	local bad
-	{ dmesg >/tmp/dmesg-clean && [ -s /tmp/dmesg-clean ]; } || fail "cannot read the kernel log"
-	bad=$(if grep -q 'wsr-balloon-test: start' /tmp/dmesg-clean; then
-			sed -n '/wsr-balloon-test: start/,$p' /tmp/dmesg-clean
-		else
-			cat /tmp/dmesg-clean
-		fi | grep -E "$KERNEL_REPORT_RE" |
-		head -n 3 | tr '\n' '|')
+	bad=$(kernel_reports 'wsr-balloon-test: start' "$(kernel_expects "$0")")
 	[ -z "$bad" ] || fail "kernel log: $bad"
 }
 

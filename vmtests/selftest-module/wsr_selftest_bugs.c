@@ -8,6 +8,8 @@
  *   use-after-free   a read of a block after kfree()
  *   lock-inversion   two mutexes taken in both orders, one after the other
  *                    (no deadlock happens; lockdep sees that one could)
+ *   shift-out-of-bounds
+ *                    an int shifted left by 40 bits (UBSAN_SHIFT)
  *
  * Never load it outside a throwaway test guest.
  */
@@ -18,7 +20,7 @@
 
 static char *bug = "";
 module_param(bug, charp, 0444);
-MODULE_PARM_DESC(bug, "leak, use-after-free or lock-inversion");
+MODULE_PARM_DESC(bug, "leak, use-after-free, lock-inversion or shift-out-of-bounds");
 
 static DEFINE_MUTEX(wsr_selftest_a);
 static DEFINE_MUTEX(wsr_selftest_b);
@@ -66,6 +68,18 @@ static noinline void commit_lock_inversion(void)
 	mutex_unlock(&wsr_selftest_b);
 }
 
+/*
+ * The shift count hidden from the compiler: a constant one it would fold,
+ * warn of at build time, or drop as undefined, and UBSAN would see nothing
+ */
+static noinline int commit_shift_out_of_bounds(void)
+{
+	int one = 1, bits = 40;
+
+	OPTIMIZER_HIDE_VAR(bits);
+	return one << bits;
+}
+
 static int __init wsr_selftest_bugs_init(void)
 {
 	if (!strcmp(bug, "leak"))
@@ -74,6 +88,8 @@ static int __init wsr_selftest_bugs_init(void)
 		pr_info("wsr_selftest_bugs: read %d\n", commit_use_after_free());
 	else if (!strcmp(bug, "lock-inversion"))
 		commit_lock_inversion();
+	else if (!strcmp(bug, "shift-out-of-bounds"))
+		pr_info("wsr_selftest_bugs: shifted %d\n", commit_shift_out_of_bounds());
 	else
 		return -EINVAL;
 	pr_info("wsr_selftest_bugs: committed %s\n", bug);
