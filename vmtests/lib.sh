@@ -198,3 +198,30 @@ sanitizer_report() {
 		left > 0 { print; left-- }
 		END { exit !found }'
 }
+
+# host_memcg_setup: where the tests that measure a QEMU's host memory make
+# their cgroups (under this shell's own: cgroup v1's memory controller, or
+# v2 with the memory controller on for its children), in HOST_MEMCG, and
+# what they read there: HOST_MEMCG_USAGE (the usage file), HOST_MEMCG_ANON
+# and HOST_MEMCG_FILE (memory.stat's keys), HOST_MEMCG_KMEM (v1's kernel
+# memory file; v2 has memory.stat's "kernel").  Dies when there is none.
+host_memcg_setup() {
+	local root
+	root=$(awk '$3 == "cgroup" && $4 ~ /(^|,)memory(,|$)/ { print $2; exit }' /proc/mounts)
+	if [ -n "$root" ]; then
+		HOST_MEMCG=$root$(awk -F: '$2 ~ /(^|,)memory(,|$)/ { print $3; exit }' /proc/self/cgroup)
+		HOST_MEMCG_USAGE=memory.usage_in_bytes
+		HOST_MEMCG_ANON=rss HOST_MEMCG_FILE=cache HOST_MEMCG_KMEM=memory.kmem.usage_in_bytes
+	else
+		root=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
+		[ -n "$root" ] || die "no memory cgroup (v1 or v2) mounted"
+		HOST_MEMCG=$root$(awk -F: '$1 == "0" { print $3; exit }' /proc/self/cgroup)
+		grep -qw memory "$HOST_MEMCG/cgroup.subtree_control" 2>/dev/null ||
+			die "cgroup v2 without the memory controller on for $HOST_MEMCG's children"
+		HOST_MEMCG_USAGE=memory.current
+		HOST_MEMCG_ANON=anon HOST_MEMCG_FILE=file HOST_MEMCG_KMEM=""
+	fi
+	HOST_MEMCG=${HOST_MEMCG%/}
+	[ -w "$HOST_MEMCG" ] || die "cannot make cgroups under $HOST_MEMCG"
+}
+
