@@ -117,23 +117,9 @@ log "balance bench: $nruns runs of four guests, each $secs s + about $OVERHEAD s
 
 # The guests' memory cgroups, under the bench's own: cgroup v1's memory
 # controller, or cgroup v2 if the memory controller is on there
-cgroot=$(awk '$3 == "cgroup" && $4 ~ /(^|,)memory(,|$)/ { print $2; exit }' /proc/mounts)
-if [ -n "$cgroot" ]; then
-	cgparent=$cgroot$(awk -F: '$2 ~ /(^|,)memory(,|$)/ { print $3; exit }' /proc/self/cgroup)
-	USAGE=memory.usage_in_bytes
-	# memory.stat's anon and page cache, and the kernel's memory
-	STAT_ANON=rss STAT_FILE=cache KMEM=memory.kmem.usage_in_bytes
-else
-	cgroot=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
-	[ -n "$cgroot" ] || die "no memory cgroup (v1 or v2) mounted"
-	cgparent=$cgroot$(awk -F: '$1 == "0" { print $3; exit }' /proc/self/cgroup)
-	grep -qw memory "$cgparent/cgroup.subtree_control" 2>/dev/null ||
-		die "cgroup v2 without the memory controller on for $cgparent's children"
-	USAGE=memory.current
-	STAT_ANON=anon STAT_FILE=file KMEM=""
-fi
-cgparent=${cgparent%/}
-[ -w "$cgparent" ] || die "cannot make cgroups under $cgparent"
+host_memcg_setup
+cgparent=$HOST_MEMCG USAGE=$HOST_MEMCG_USAGE KMEM=$HOST_MEMCG_KMEM
+STAT_ANON=$HOST_MEMCG_ANON STAT_FILE=$HOST_MEMCG_FILE
 CGS=()	# the cgroups this bench made: the only ones it touches
 
 # cg_remove DIR: stop what is left in one of the bench's cgroups, remove it
