@@ -7,6 +7,7 @@
 # (TCG's stalls are long).  Prints for the host:
 #   SENPAI-START current=BYTES     the workload is in and oomd started
 #   SENPAI-END current=BYTES high=BYTES probes=N oomd_lines=N
+#                                  (then 5 s more, the memory still held)
 # usage: senpai-guest.sh SECS
 # shellcheck source=../tests/guest/lib.sh
 . /wsr/bin/tests/lib.sh
@@ -36,5 +37,7 @@ sleep "$secs"
 echo "SENPAI-END current=$(cat "$cg/memory.current") high=$(cat "$cg/memory.high")" \
 	"probes=$(sed -n 's/.* \([0-9]*\) probe attempts.*/\1/p' /tmp/oomd.log | awk '{ n += $1 } END { print n + 0 }')" \
 	"oomd_lines=$(wc -l </tmp/oomd.log)"
+# held a while, for the host to read its QEMU's usage after this line
+sleep 5
 kill "$oomd" "$load"
 sed 's/^/oomd: /' /tmp/oomd.log | tail -n 5
