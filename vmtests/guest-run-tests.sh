@@ -2,7 +2,8 @@
 # run-tests [--long] [PATTERN...]: run the guest tests
 # (/wsr/bin/tests/test_*.sh, or with --long the long ones, long_*.sh, for
 # make check-long) whose names match one of the shell patterns (default:
-# all), each in its own shell with a time limit.  A test passes when it
+# all), each in its own shell with a time limit (WSR_TEST_TIMEOUT, 300 s,
+# or the test's "# time-limit: SECS" line when that is longer).  A test passes when it
 # exits 0 and the kernel logged no report while it ran (testlib.sh's
 # kernel_reports) but those it declares with "# expects-kernel: ERE"
 # lines: the guests boot with oops=panic, which a WARNING passes, and
@@ -36,7 +37,10 @@ for t in "$dir"/"$prefix"*.sh; do
 	t0=$(cut -d' ' -f1 /proc/uptime)
 	# where this test's kernel log begins (<6>: below the console's level)
 	echo "<6>wsr-test: start $name" >/dev/kmsg
-	timeout "$limit" sh "$t" >"$out" 2>&1
+	# a test may need more than the limit: its "# time-limit: SECS" line
+	tlimit=$(sed -n 's/^# time-limit: \([0-9][0-9]*\)$/\1/p' "$t" | head -n 1)
+	[ -n "$tlimit" ] && [ "$tlimit" -gt "$limit" ] || tlimit=$limit
+	timeout "$tlimit" sh "$t" >"$out" 2>&1
 	rc=$?
 	secs=$(awk -v t0="$t0" '{ printf "%.1f", $1 - t0 }' /proc/uptime)
 	kernel=$(kernel_reports "wsr-test: start $name" "$(kernel_expects "$t")")
@@ -49,7 +53,7 @@ for t in "$dir"/"$prefix"*.sh; do
 		reason=""
 		if [ "$rc" != 0 ]; then
 			reason=$(fail_reason "$out")
-			[ "$rc" != 143 ] || reason="timed out after ${limit}s"
+			[ "$rc" != 143 ] || reason="timed out after ${tlimit}s"
 			reason=${reason:-exit status $rc}
 		fi
 		[ -z "$kernel" ] || reason="${reason:+$reason; }kernel log since the test began: $kernel"
