@@ -122,7 +122,7 @@ guest_half() {
 	# either way: this is another test's verdict.
 	held_sends() {
 		local out bad
-		echo "wsr-held-sends: start" >/dev/kmsg
+		echo "<6>wsr-held-sends: start" >/dev/kmsg
 		if ! out=$(send-hold "$name" 2 300 2>&1); then
 			mark "HELD-SENDS failed: send-hold: $(echo "$out" | tr '\n' ' ')"
 			return

@@ -143,4 +143,6 @@ finish() {
 	exit 0
 }
 
-echo "wsr-balloon-test: start" >/dev/kmsg
+# <6>: below the console's level, so that it never lands inside a line
+# the host reads from the console (dmesg has it all the same)
+echo "<6>wsr-balloon-test: start" >/dev/kmsg
