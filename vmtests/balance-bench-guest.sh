@@ -8,6 +8,7 @@
 #   BENCH-PHASE t=S role=R hot_mib=N           the hot set changed (size or pages)
 #   BENCH t=S role=R touches_per_s=N late=N    a workload's speed, every 10 s
 #   BENCH t=S role=D rps=N p99_ms=X misses=N   a redis-benchmark window
+#   BENCH t=S role=J kib_per_s=N               one pass of xz, its input rate
 #   BENCH-COST t=S role=R pgmajfault=N refault_anon=N refault_file=N psi_some_us=N psi_full_us=N
 #                                              every 5 s: the workload memcg's
 #                                              counters and /proc/pressure/memory
@@ -29,6 +30,14 @@
 #   H  a hot set that changes phase: 128 MiB X hot, at SECS/3 a second
 #      128 MiB Y hot and X idle (stopped, still resident), at 2*SECS/3 X
 #      hot again and Y idle
+# Set 3 (memory that is freed, for free page reporting to return; with
+# A and D of set 1):
+#   I  64 MiB hot; every 60 s a second workload allocates 320 MiB,
+#      touches it for 30 s and exits, freeing it
+#   J  xz, Debian's (/host/bin/xz: busybox's only decompresses), nobody
+#      here wrote it, compressing 24 MiB at -8 in a loop: each pass
+#      allocates up to 370 MiB and frees it at exit; its speed is the
+#      input's KiB per second
 # usage: balance-bench-guest.sh ROLE SECS [DAEMON [LINGER [SENPAI_MS]]]
 #   DAEMON 1 (the default) starts wsr's daemon; 0 leaves the guest as a
 #   host without wsr has it: no BPF program, no map, no daemon
@@ -51,6 +60,8 @@ case "$role" in
 A|C|G) hot=64 ;;
 B) hot=32 ;;
 D) hot=32 ;;	# 27,000 keys of 1,000 bytes and redis' own
+I) hot=64 ;;
+J) hot=24 ;;	# the input file, read at every pass
 E) hot=256 ;;	# hot and warm: both are reused within 120 s
 F) hot=320 ;;
 H) hot=128 ;;
@@ -174,6 +185,30 @@ F)
 G)
 	wsr-workload --hot 64 --cold 288 --period-ms 500 --stats-s 10 | speed &
 	;;
+I)
+	wsr-workload --hot 64 --cold 0 --period-ms 500 --stats-s 10 | speed &
+	(
+		while [ "$(t)" -lt $((secs - 30)) ]; do
+			wsr-workload --hot 320 --cold 0 --period-ms 5000 >/dev/null &
+			sleep 30
+			kill $! && wait $!
+			sleep 30
+		done
+	) &
+	;;
+J)
+	head -c $((18 * 1048576)) /dev/urandom | base64 >/mnt/xz.in
+	(
+		kib=$(($(wc -c </mnt/xz.in) / 1024))
+		while [ "$(t)" -lt "$secs" ]; do
+			t0=$(t)
+			/host/bin/xz -8 -T1 -c /mnt/xz.in >/dev/null || { echo "BENCH t=$(t) role=J xz failed"; break; }
+			dt=$(($(t) - t0))
+			[ "$dt" -gt 0 ] || dt=1
+			echo "BENCH t=$(t) role=J kib_per_s=$((kib / dt))"
+		done
+	) &
+	;;
 H)
 	# each hot set its own workload, stopped (SIGSTOP) while idle: its
 	# pages stay where they are, untouched
@@ -207,5 +242,5 @@ if [ "$linger" -gt 0 ]; then
 	sleep "$linger"
 fi
 killall -CONT wsr-workload 2>/dev/null
-killall wsr-workload redis-server 2>/dev/null
+killall wsr-workload redis-server xz 2>/dev/null
 exit 0

@@ -104,7 +104,39 @@ END {
 			cell(p, "held_mean_mib", 1, "%.0f"), cell(p, "killed", 1, "%d"), cell(p, "p99_ms", 1, "%.1f")
 	}
 	print ""
-	print "Host: the four QEMUs' cgroup usage; saved: none-nofpr's host memory minus the policy's (mean ± 95%: paired by round, Student's t). Host after reclaim: the four cgroups' usage after the host reclaimed each at the end of its workload, its memory still held (swap off for it, no limit lowered): what the host could not reuse. QEMU CPU s: the four QEMUs' user and system time. Charged, not mapped: the usage less anon mapped, page cache and kernel memory (near 0 with the QEMUs' transparent huge pages off; with them on, 4 KiB balloon pages discarded out of huge pages stay charged until the host reclaims). Saved by Pss: the same difference of the QEMUs' Pss. Guest RAM mapped: what is mapped of the guests' RAM; saved in guest RAM: none-nofpr's minus the policy's, which leaves out TCG's translated code (the QEMUs' executable mappings, up to 1 GiB each, which KVM would not have and which varies between runs of one policy by more than some policies save), both within Pss."
+	print "Host: the four QEMUs' cgroup usage; saved: none-nofpr's host memory minus the policy's (mean ± 95%: paired by round, Student's t). Host after reclaim: the four cgroups' usage after the host reclaimed each at the end of its workload, its memory still held (swap off for it, no limit lowered): what the host could not reuse. QEMU CPU s: the four QEMUs' user and system time. Charged, not mapped: the usage less anon mapped, page cache and kernel memory (near 0 with the QEMUs' transparent huge pages off; with them on, 4 KiB balloon pages discarded out of huge pages stay charged until the host reclaims). Saved by Pss: the same difference of the QEMUs' Pss. Guest RAM mapped: what is mapped of the guests' RAM; saved in guest RAM: none-nofpr's minus the policy's, which leaves out TCG's translated code (the QEMUs' executable mappings, which KVM would not have: bounded by --tcg-code-mib, 64 MiB each by default; up to 1 GiB each without, varying between runs of one policy by more than some policies save), both within Pss."
+	# a committed host (--committed-mib): what the host paid for keeping
+	# the guests within its limit, and the guest that fared worst
+	committed = 0
+	for (i = 1; i <= np; i++) if ((order[i], "host_oom_kill") in v) committed = 1
+	if (committed) {
+		print ""
+		print "Committed host: the four QEMUs under one limit, the host swapping to a file. Host swap: what the four cgroups held in the host's swap, mean MiB; host swap-ins: the QEMUs' major faults over the run; worst guest: the lowest of the four guests' throughput relative to its median under none."
+		print ""
+		print "| policy | host swap, mean MiB | host swap, peak MiB | host swap-ins | host OOM kills | worst guest / none's | guest OOM kills |"
+		print "|---|---|---|---|---|---|---|"
+		for (i = 1; i <= np; i++) {
+			p = order[i]
+			# the worst guest of each run: the lowest throughput / none's
+			n = split(v[p, "host_oom_kill"], a, " ")
+			for (j = 1; j <= n; j++) {
+				w = ""
+				for (k = 1; k <= nr; k++) {
+					r = role[k]
+					tk = (p, "thr_" r) in v || r != "D" ? "thr_" r : "rps"
+					if (!(("none", tk) in v) || !((p, tk) in v)) continue
+					split(v[p, tk], ta, " ")
+					x = ta[j] / med(v["none", tk])
+					if (w == "" || x < w) w = x
+				}
+				if (w != "") v[p, "worst"] = v[p, "worst"] " " w
+			}
+			printf "| %s | %s | %s | %s | %s | %s | %s |\n", p,
+				cell(p, "hswap_mean_mib", 1, "%.0f"), cell(p, "hswap_peak_mib", 1, "%.0f"),
+				cell(p, "hmajflt", 1, "%d"), cell(p, "host_oom_kill", 1, "%d"),
+				cell(p, "worst", 1, "%.2f"), cell(p, "killed", 1, "%d")
+		}
+	}
 	print ""
 	print "Per guest: host is its QEMU's cgroup usage, Pss the QEMU's, balloon the guest's memory (RAM minus the balloon), means over the run in MiB; throughput relative to the median under none; promotions are major faults (swap-ins, mapped file read back) per minute, % of the role's known hot set (a read() served from disk is a refault, not a major fault), from the second minute on and without the 60 s after a phase change; PSI some: % of that time; T: working-set's idle threshold for the guest, in seconds, its mean over the run and its last value."
 	print ""

@@ -14,7 +14,10 @@
 # swap and scratch disks bypass the host's page cache (cache=none), so
 # what the guest swaps out is not counted back in; and it runs with the
 # host's transparent huge pages, as any host's QEMU does (--no-thp: without,
-# vmtests/progs/wsr-nothp.c says what changes).  Every 2 s the bench
+# vmtests/progs/wsr-nothp.c says what changes).  TCG's translated code,
+# which a KVM host does not have, is bounded (--tcg-code-mib) so that it
+# is the same in every run instead of varying by hundreds of MiB between
+# runs of one policy.  Every 2 s the bench
 # records each QEMU's cgroup usage, its Pss, and, from balance's
 # metrics, the balloon's actual size.  Every policy runs with free page
 # reporting (free-page-reporting=on, guests reporting 2 MiB blocks), as
@@ -33,6 +36,7 @@
 # usage: vmtests/balance-bench.sh [--runs N] [--secs S] [--policies LIST]
 #                                 [--set LIST] [--ref-runs N] [--out DIR]
 #                                 [--host-budget-mib N] [--no-thp] [--seed N]
+#                                 [--committed-mib N] [--tcg-code-mib N]
 #   --runs N        runs per policy (2)
 #   --secs S        each guest's workload time (300); a run is S + ~60 s
 #   --policies LIST space-separated, from none-nofpr, none, senpai,
@@ -40,7 +44,8 @@
 #                   default: all that build/wsr-host knows, and senpai:
 #                   Debian's oomd in each guest, its Senpai on the
 #                   workload's memcg, balance's none, vmtests/get-oomd.sh)
-#   --set LIST      which sets of guests: "1", "2" or "1 2" (the default)
+#   --set LIST      which sets of guests: "1", "2", "3" or a list (the
+#                   default: "1 2"; set 3's guests free memory on a cycle)
 #   --ref-runs N    none-nofpr runs in the first N rounds only (every
 #                   round: the summary pairs each run with its round's)
 #   --out DIR       where runs and plots go (build/balance-bench)
@@ -54,6 +59,16 @@
 #                   the four guests, used as their sizes sum (without it,
 #                   this machine's /proc/meminfo, where a 24 GiB host with
 #                   4 GiB of guests never has them act)
+#   --committed-mib N  a committed host: the four QEMUs' cgroups share a
+#                   parent limited to N MiB (cgroup v1 memory.limit_in_bytes,
+#                   v2 memory.high) and the host swaps to a file the bench
+#                   makes beside --out, turns on and removes; balance's
+#                   --host-budget-mib is N and its used memory the
+#                   parent's usage, so mom and proxmox act on it.  The
+#                   summary adds the host's swap, its swap-ins (the QEMUs'
+#                   major faults) and its OOM kills
+#   --tcg-code-mib N   TCG's translated-code buffer per QEMU (64; 0: QEMU's
+#                   default, up to 1 GiB)
 set -eu
 . "$(dirname "$0")/lib.sh"
 
@@ -67,7 +82,7 @@ OVERHEAD=$((60 + LINGER))
 host=$WSR_ROOT/build/wsr-host
 runs=2 secs=300 policies="" sets="1 2" ref_runs="" out=$WSR_ROOT/build/balance-bench length=0
 seed=$((RANDOM * 32768 + RANDOM))
-budget=() nothp=()
+budget=() nothp=() committed="" tcg_code=64
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--runs) runs=${2:?}; shift 2 ;;
@@ -80,12 +95,16 @@ while [ $# -gt 0 ]; do
 	--host-budget-mib) budget=(--host-budget-mib "${2:?}"); shift 2 ;;
 	--no-thp) nothp=(--no-thp); shift ;;
 	--seed) seed=${2:?}; shift 2 ;;
+	--committed-mib) committed=${2:?}; shift 2 ;;
+	--tcg-code-mib) tcg_code=${2:?}; shift 2 ;;
 	-h|--help) usage; exit 0 ;;
 	*) usage >&2; die "unknown option '$1'" ;;
 	esac
 done
 ref_runs=${ref_runs:-$runs}
-case "$runs$secs$ref_runs$seed" in *[!0-9]*|"") die "--runs, --secs, --ref-runs and --seed take whole numbers" ;; esac
+case "$runs$secs$ref_runs$seed$committed$tcg_code" in *[!0-9]*|"") die "--runs, --secs, --ref-runs, --seed, --committed-mib and --tcg-code-mib take whole numbers" ;; esac
+[ "$committed" != 0 ] || die "--committed-mib must be above 0"
+[ -z "$committed" ] || [ ${#budget[@]} = 0 ] || die "--committed-mib sets balance's --host-budget-mib: give one of the two"
 [ "$secs" -ge 120 ] || die "--secs must be at least 120 (the workloads take a minute to set up)"
 { [ -x "$host" ] && [ -x "$WSR_ROOT/build/wsr-nothp" ]; } || die "no $host or build/wsr-nothp: run make all first"
 # the policies this wsr-host knows
@@ -97,7 +116,7 @@ done
 for p in $policies; do
 	case " none-nofpr senpai $known " in *" $p "*) ;; *) die "unknown policy '$p' (this bench knows: none-nofpr senpai $known)" ;; esac
 done
-for s in $sets; do case "$s" in 1|2) ;; *) die "--set: no set '$s' (1 or 2)" ;; esac; done
+for s in $sets; do case "$s" in 1|2|3) ;; *) die "--set: no set '$s' (1, 2 or 3)" ;; esac; done
 PORT=19911
 
 # How long: every round runs each policy once per set, none-nofpr only
@@ -137,8 +156,26 @@ cleanup() {
 	local cg
 	# shellcheck disable=SC2046 # one pid a word
 	kill $(jobs -p) 2>/dev/null || true
-	for cg in "${CGS[@]}"; do cg_remove "$cg"; done
+	# the QEMUs' cgroups before the committed host's parent of them
+	for ((n = ${#CGS[@]} - 1; n >= 0; n--)); do cg_remove "${CGS[$n]}"; done
+	host_swap_off
 	rm -rf "$tmp"
+}
+
+# The committed host's swap: a file beside --out, made, turned on and
+# removed by the bench alone (one left by an interrupted bench first)
+host_swap=""
+host_swap_off() {
+	[ -n "$host_swap" ] || return 0
+	if grep -q "^$host_swap " /proc/swaps; then swapoff "$host_swap" || log "could not turn off $host_swap"; fi
+	rm -f "$host_swap"
+}
+host_swap_on() {
+	host_swap=$(cd "$out" && pwd)/host.swap
+	host_swap_off
+	{ fallocate -l 4G "$host_swap" && chmod 600 "$host_swap" && mkswap -q "$host_swap" >/dev/null &&
+		swapon "$host_swap"; } || die "could not make and turn on the host's swap file $host_swap"
+	log "committed host: $committed MiB for the four QEMUs, host swap on $host_swap (4 GiB)"
 }
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/wsr-bbench.XXXXXX")
@@ -147,6 +184,7 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 trap 'log "failed at line $LINENO: $BASH_COMMAND"' ERR
 mkdir -p "$out"
+[ -z "$committed" ] || host_swap_on
 # cache=none opens the disks with O_DIRECT: both folders must allow it
 for d in "$out" "$tmp"; do
 	dd if=/dev/zero of="$d/.direct" bs=4096 count=1 oflag=direct status=none 2>/dev/null ||
@@ -165,14 +203,24 @@ case " $policies " in
 	;;
 esac
 cp "$WSR_ROOT/vmtests/balance-bench-guest.sh" "$tmp/guest/"
+# set 3's J: the host's xz (Debian's xz-utils, from setup-host.sh)
+case " $sets " in
+*" 3 "*)
+	xz=$(command -v xz) || die "no xz: run vmtests/setup-host.sh"
+	cp "$xz" "$tmp/guest/bin/"
+	for lib in $(ldd "$xz" | awk '$3 ~ /^\// { print $3 }'); do
+		[ -e "$tmp/guest/lib/${lib##*/}" ] || cp -L "$lib" "$tmp/guest/lib/"
+	done
+	;;
+esac
 
 # roles SET: the guests of a set
-roles() { if [ "$1" = 1 ]; then echo A B C D; else echo E F G H; fi; }
+roles() { case "$1" in 1) echo A B C D ;; 2) echo E F G H ;; 3) echo I J A D ;; esac; }
 
 # one_run SET POLICY DIR: the set's four guests under one balance
 one_run() {
 	local set=$1 policy=$2 dir=$3 vm pids=() vmargs=() logs=() cgs=() n bal scraper props reclaiming
-	local vms
+	local vms parent=$cgparent hostargs=()
 	read -r -a vms <<<"$(roles "$set")"
 	rm -rf "$dir"
 	mkdir -p "$dir"
@@ -189,17 +237,35 @@ one_run() {
 		echo "qemu_thp=$([ ${#nothp[@]} = 0 ] && echo host || echo off)"
 		echo "guest_daemon=$daemon"
 		echo "guest_senpai_pressure_ms=$senpai"
+		echo "tcg_code_mib=$tcg_code"
+		echo "committed_mib=${committed:-none}"
 	} >"$dir/host.txt"
+	# a committed host: the four QEMUs under one limited parent
+	if [ -n "$committed" ]; then
+		parent=$cgparent/wsr-bench-$$-host
+		mkdir "$parent"
+		CGS+=("$parent")
+		if [ "$USAGE" = memory.usage_in_bytes ]; then
+			echo $((committed * 1048576)) >"$parent/memory.limit_in_bytes"
+		else
+			echo $((committed * 1048576)) >"$parent/memory.high"
+			echo "+memory" >"$parent/cgroup.subtree_control"
+		fi
+		hostargs=(--host-budget-mib "$committed" --host-used-file "$parent/$USAGE")
+	fi
+	local tcgargs=()
+	[ "$tcg_code" = 0 ] || tcgargs=(--tcg-code-mib "$tcg_code")
 	for vm in "${vms[@]}"; do
 		truncate -s 1G "$dir/$vm.swap"
-		local cg=$cgparent/wsr-bench-$$-$vm
+		local cg=$parent/wsr-bench-$$-$vm
 		mkdir "$cg"
 		CGS+=("$cg")
 		cgs+=("$cg")
 		"$WSR_ROOT"/vmtests/run --kernel ours --nodes 1 --node-mem 1024 --quiet \
 			--timeout $((secs + 400)) --log "$dir/$vm.log" --qmp "$dir/$vm.qmp" \
 			--balloon "$props" --append page_reporting.page_reporting_order=9 \
-			--disk-cache none --cgroup "$cg" ${nothp[@]+"${nothp[@]}"} --dir "$tmp/guest" \
+			--disk-cache none --cgroup "$cg" ${nothp[@]+"${nothp[@]}"} ${tcgargs[@]+"${tcgargs[@]}"} \
+			--dir "$tmp/guest" \
 			--qemu-arg -drive --qemu-arg "file=$dir/$vm.swap,if=virtio,format=raw,cache=none" \
 			-- sh /host/balance-bench-guest.sh "$vm" "$secs" "$daemon" "$LINGER" "$senpai" \
 			>"$dir/$vm.out" 2>&1 &
@@ -216,7 +282,7 @@ one_run() {
 	[ "$n" -lt 300 ] || log "$policy: not every guest started within 300 s"
 	local bpolicy=$policy
 	case "$policy" in none-nofpr|senpai) bpolicy=none ;; esac
-	"$host" balance --policy "$bpolicy" "${vmargs[@]}" ${budget[@]+"${budget[@]}"} \
+	"$host" balance --policy "$bpolicy" "${vmargs[@]}" ${budget[@]+"${budget[@]}"} ${hostargs[@]+"${hostargs[@]}"} \
 		--metrics "127.0.0.1:$PORT" --json \
 		>"$dir/decisions.jsonl" 2>"$dir/balance.err" &
 	bal=$!
@@ -235,8 +301,14 @@ one_run() {
 			awk -v vm="${vms[$n]}" -v a="$STAT_ANON" -v f="$STAT_FILE" '
 				$1 == a { printf "wsr_bench_host_anon_bytes{vm=\"%s\"} %s\n", vm, $2 }
 				$1 == f { printf "wsr_bench_host_file_bytes{vm=\"%s\"} %s\n", vm, $2 }
-				$1 == "kernel" { printf "wsr_bench_host_kernel_bytes{vm=\"%s\"} %s\n", vm, $2 }' \
+				$1 == "kernel" { printf "wsr_bench_host_kernel_bytes{vm=\"%s\"} %s\n", vm, $2 }
+				# the host swap it holds (v1 with swap accounting) and
+				# its major faults: the host swapping the guest back in
+				$1 == "swap" { printf "wsr_bench_host_swap_bytes{vm=\"%s\"} %s\n", vm, $2 }
+				$1 == "pgmajfault" { printf "wsr_bench_host_majflt{vm=\"%s\"} %s\n", vm, $2 }' \
 				"${cgs[$n]}/memory.stat" 2>/dev/null || true
+			[ ! -r "${cgs[$n]}/memory.swap.current" ] ||
+				echo "wsr_bench_host_swap_bytes{vm=\"${vms[$n]}\"} $(cat "${cgs[$n]}/memory.swap.current")"
 			[ -z "$KMEM" ] || echo "wsr_bench_host_kernel_bytes{vm=\"${vms[$n]}\"} $(cat "${cgs[$n]}/$KMEM" 2>/dev/null || echo 0)"
 			read -r pid <"${cgs[$n]}/cgroup.procs" 2>/dev/null || continue
 			# the QEMU's CPU time, user and system, in seconds
@@ -270,6 +342,13 @@ one_run() {
 	kill "$bal" "$reclaiming" 2>/dev/null
 	wait "$bal" "$scraper" "$reclaiming" 2>/dev/null || true
 	for vm in "${cgs[@]}"; do cg_remove "$vm"; done
+	if [ "$parent" != "$cgparent" ]; then
+		# the host's OOM kills in the committed host's parent
+		local events=$parent/memory.events
+		[ "$USAGE" != memory.usage_in_bytes ] || events=$parent/memory.oom_control
+		awk '$1 == "oom_kill" { print "host_oom_kill=" $2 }' "$events" >"$dir/host-oom.txt" || true
+		cg_remove "$parent"
+	fi
 	summarize_run "$dir" "${vms[@]}" >"$dir/result"
 }
 
@@ -328,6 +407,7 @@ summarize_run() {
 	/^BENCH t=/ { parse()
 		if (f["t"] + 0 < from) next
 		if ("touches_per_s" in f) { rate[f["role"]] += f["touches_per_s"]; nr[f["role"]]++ }
+		if ("kib_per_s" in f) { rate[f["role"]] += f["kib_per_s"]; nr[f["role"]]++ }
 		if ("rps" in f) { rps += f["rps"]; p99[++np] = f["p99_ms"]; misses += f["misses"] }
 		next }
 	/^BENCH-END / { parse(); r = f["role"]
@@ -363,6 +443,9 @@ summarize_run() {
 	/^wsr_bench_pss_bytes/ { add("pss", vm, $2) }
 	/^wsr_bench_ram_rss_bytes/ { add("ram", vm, $2) }
 	/^wsr_bench_tcg_rss_bytes/ { add("tcg", vm, $2) }
+	/^wsr_bench_host_swap_bytes/ { add("hswap", vm, $2) }
+	# the host swap-ins of the run: its last count less its first
+	/^wsr_bench_host_majflt/ { if (!(vm in mf0)) mf0[vm] = $2; mf1[vm] = $2 }
 	/^wsr_bench_host_bytes/ { add("unmapped", vm, $2) }
 	/^wsr_bench_host_(anon|file|kernel)_bytes/ { add("unmapped", vm, -$2, 1) }
 	# working-set: the idle threshold T of each guest, mean and last
@@ -372,8 +455,10 @@ summarize_run() {
 	END { flush()
 		for (vm in cpu) { printf "cpu_%s=%.1f ", vm, cpu[vm]; cput += cpu[vm] }
 		if (length(cpu) == 4) printf "cpu_s=%.1f ", cput
+		for (vm in mf1) { printf "hmajflt_%s=%d ", vm, mf1[vm] - mf0[vm]; mft += mf1[vm] - mf0[vm] }
+		if (length(mf1) == 4) printf "hmajflt=%d ", mft
 		for (vm in tn) printf "t_%s=%.0f tlast_%s=%.0f ", vm, tsum[vm] / tn[vm], vm, tlast[vm]
-		n = split("host pss held unmapped ram tcg", ks, " ")
+		n = split("host pss held unmapped ram tcg hswap", ks, " ")
 		for (i = 1; i <= n; i++) { k = ks[i]
 			if (!s[k]) continue
 			printf "%s_mean_mib=%.0f %s_peak_mib=%.0f %s_samples=%d ", k, s[k] ? sum[k] / s[k] / 1048576 : 0,
@@ -387,6 +472,7 @@ summarize_run() {
 		printf "reclaimed_%s=%.0f ", f["vm"], f["after"] / 1048576 }
 		END { if (n == 4) printf "after_reclaim_mib=%.0f freed_by_reclaim_mib=%.0f", a / 1048576, (b - a) / 1048576 }' \
 		"$dir/reclaim.txt"
+	[ ! -s "$dir/host-oom.txt" ] || printf " %s" "$(cat "$dir/host-oom.txt")"
 	echo
 }
 
@@ -458,7 +544,8 @@ shuffled() {
 # not run again (its key file says what made it)
 key="commit=$(git -C "$WSR_ROOT" rev-parse HEAD 2>/dev/null || echo none)"
 key+=" tree=$(git -C "$WSR_ROOT" diff HEAD 2>/dev/null | sha1sum | cut -c1-12)"
-key+=" secs=$secs linger=$LINGER qemu_thp=${nothp[*]:-host} ${budget[*]:-}"
+key+=" secs=$secs linger=$LINGER qemu_thp=${nothp[*]:-host} ${budget[*]:-} tcg_code=$tcg_code"
+key+=" committed=${committed:-none}"
 log "seed $seed (--seed $seed repeats this order); runs keyed by: $key"
 start=$SECONDS
 for ((r = 1; r <= runs; r++)); do
