@@ -93,11 +93,11 @@ STOCK_BALLOON_TESTS="
 # A, which times things, sets make check's pace): the balloon tests of
 # what the guest and QEMU agree on, with waits and no deadline or race
 # (the queue layouts and bin counts, 16 nodes, malformed notifications,
-# migration), wsr's fuzzed arguments (each case under a limit of 10 s,
+# migration, a guest's reboot), wsr's fuzzed arguments (each case under a limit of 10 s,
 # which starts in 0.06 s) and the guest tests of the CLI's input, the pins,
 # the maps' entries and walks
 LANE_C_BALLOON="balloon_queues_agree_with_* balloon_reports_reach_host_* balloon_working_set_with_*
-	balloon_answer_covers_every_node_* balloon_malformed_notifications_* balloon_migration_*"
+	balloon_answer_covers_every_node_* balloon_malformed_notifications_* balloon_migration_* balance_configures_a_guest_again_*"
 LANE_C_GUEST="wsr_args_fuzz_* estimator_bad_input_* estimator_pinned_files_* pins_of_an_older_layout_*
 	estimator_pin_dir_must_be_* estimator_reports_walk_* estimator_parent_is_sum_*
 	estimator_removed_memcgs_leave_*"
