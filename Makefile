@@ -11,7 +11,8 @@
 ## make dkms        the series' virtio_balloon for Debian's stock 6.1 kernel with DKMS, in $(BUILD)/dkms (README: a stock Debian guest)
 ## make setup       install the Debian packages wsr needs (vmtests/setup-host.sh, as root)
 ## make compile-commands  $(BUILD)/compile_commands.json for clangd and editors (bear; rebuilds wsr)
-## make install     install wsr, wsr-host, their --help texts and the systemd units (PREFIX, DESTDIR)
+## make install     install wsr, wsr-host, libwsr, --help texts, systemd units (PREFIX, DESTDIR; builds no kernel)
+## make uninstall   remove what make install put (the same PREFIX, DESTDIR)
 ## make kernel-headers  kernel-headers/ anew from our kernel's BTF and the series' uapi header (after a series change)
 ## make clean       remove $(BUILD)/
 ## make distclean   also remove $(WSR_CACHE): the kernel and QEMU trees and builds (all rebuilt next)
@@ -89,7 +90,7 @@ GUEST_PROGS := $(GUEST)/wsr $(GUEST)/wsr-workload $(GUEST)/kfunc-probe $(GUEST)/
 GUEST_TESTS := $(wildcard tests/guest/*.sh)
 UNIT_TESTS  := $(patsubst tests/unit/%.c,$(BUILD)/unit/%,$(wildcard tests/unit/*.c))
 
-.PHONY: install kernel-headers all dkms setup check check-long bench bench-quick demo lint compile-commands clean distclean help FORCE
+.PHONY: install uninstall kernel-headers all dkms setup check check-long bench bench-quick demo lint compile-commands clean distclean help FORCE
 .DELETE_ON_ERROR:
 .SECONDARY:
 
@@ -352,33 +353,67 @@ compile-commands: | $(BUILD)
 
 # make install: the two programs (the BPF objects are inside wsr, as
 # skeletons), their --help as text, the systemd units with this install's
-# paths, and balance's environment file, which an existing one is kept
-# over.  WSR_CAPS is the guest daemon's capability set: its unit grants
-# it and no more, and the capability test runs the daemon with the unit's
-# lines ($(GUEST)/wsr.service, made by the same sed).
+# paths, balance's environment file, which an existing one is kept over,
+# and libwsr for programs of others: its archive, its headers in a folder
+# of their own and its pkg-config file.  It builds only what it installs:
+# the kernel headers are the tree's (kernel-headers/), so no set-up and
+# no kernel build, only the -dev packages wsr compiles against.  WSR_CAPS
+# is the guest daemon's capability set: its unit grants it and no more,
+# and the capability test runs the daemon with the unit's lines
+# ($(GUEST)/wsr.service, made by the same sed).
+VERSION    := 0.1
 PREFIX     ?= /usr/local
 BINDIR     ?= $(PREFIX)/bin
 DOCDIR     ?= $(PREFIX)/share/doc/wsr
 UNITDIR    ?= $(PREFIX)/lib/systemd/system
+LIBDIR     ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 SYSCONFDIR ?= /etc
 WSR_CAPS   := CAP_BPF CAP_PERFMON CAP_SYS_ADMIN CAP_IPC_LOCK
 UNIT_SED   := s|@BINDIR@|$(BINDIR)|g; s|@DOCDIR@|$(DOCDIR)|g; s|@SYSCONFDIR@|$(SYSCONFDIR)|g; \
 	s|@CAPS@|$(WSR_CAPS)|g
+PC_SED     := s|@PREFIX@|$(PREFIX)|g; s|@LIBDIR@|$(LIBDIR)|g; s|@INCLUDEDIR@|$(INCLUDEDIR)|g; \
+	s|@VERSION@|$(VERSION)|g
+# what install puts and uninstall removes, one list each
+INST_BINS    := wsr wsr-host
+INST_DOCS    := wsr.txt wsr-host.txt wsr-host-balance.txt
+INST_UNITS   := wsr.service wsr-host-balance.service
+INST_HEADERS := include/libwsr.h include/wsr.h $(UAPI_H)
+ENVFILE      := $(DESTDIR)$(SYSCONFDIR)/default/wsr-host-balance
 
-install: $(GUEST)/wsr $(BUILD)/wsr-host
+install: $(GUEST)/wsr $(BUILD)/wsr-host $(LIBWSR) $(INST_HEADERS) loader/lib/libwsr.pc.in
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DOCDIR) $(DESTDIR)$(UNITDIR) \
-		$(DESTDIR)$(SYSCONFDIR)/default
+		$(DESTDIR)$(SYSCONFDIR)/default $(DESTDIR)$(LIBDIR) \
+		$(DESTDIR)$(INCLUDEDIR)/wsr $(DESTDIR)$(PKGCONFIGDIR)
 	install -m 0755 $(GUEST)/wsr $(BUILD)/wsr-host $(DESTDIR)$(BINDIR)/
 	$(GUEST)/wsr --help >$(DESTDIR)$(DOCDIR)/wsr.txt
 	$(BUILD)/wsr-host --help >$(DESTDIR)$(DOCDIR)/wsr-host.txt
 	$(BUILD)/wsr-host balance --help >$(DESTDIR)$(DOCDIR)/wsr-host-balance.txt
-	for u in wsr wsr-host-balance; do \
-		sed '$(UNIT_SED)' systemd/$$u.service.in >$(DESTDIR)$(UNITDIR)/$$u.service && \
-		chmod 0644 $(DESTDIR)$(UNITDIR)/$$u.service || exit 1; \
+	for u in $(INST_UNITS); do \
+		sed '$(UNIT_SED)' systemd/$$u.in >$(DESTDIR)$(UNITDIR)/$$u && \
+		chmod 0644 $(DESTDIR)$(UNITDIR)/$$u || exit 1; \
 	done
-	[ -e $(DESTDIR)$(SYSCONFDIR)/default/wsr-host-balance ] || \
-		install -m 0644 systemd/wsr-host-balance.default \
-			$(DESTDIR)$(SYSCONFDIR)/default/wsr-host-balance
+	[ -e $(ENVFILE) ] || install -m 0644 systemd/wsr-host-balance.default $(ENVFILE)
+	install -m 0644 $(LIBWSR) $(DESTDIR)$(LIBDIR)/
+	install -m 0644 $(INST_HEADERS) $(DESTDIR)$(INCLUDEDIR)/wsr/
+	sed '$(PC_SED)' loader/lib/libwsr.pc.in >$(DESTDIR)$(PKGCONFIGDIR)/libwsr.pc
+	chmod 0644 $(DESTDIR)$(PKGCONFIGDIR)/libwsr.pc
+
+# what install put, and the folders of wsr's own once empty; the
+# environment file only as install wrote it (an edited one is the
+# administrator's, kept, as dpkg keeps a changed conffile)
+uninstall:
+	rm -f $(addprefix $(DESTDIR)$(BINDIR)/,$(INST_BINS)) \
+		$(addprefix $(DESTDIR)$(DOCDIR)/,$(INST_DOCS)) \
+		$(addprefix $(DESTDIR)$(UNITDIR)/,$(INST_UNITS)) \
+		$(addprefix $(DESTDIR)$(INCLUDEDIR)/wsr/,$(notdir $(INST_HEADERS))) \
+		$(DESTDIR)$(LIBDIR)/libwsr.a $(DESTDIR)$(PKGCONFIGDIR)/libwsr.pc
+	if cmp -s systemd/wsr-host-balance.default $(ENVFILE); then rm -f $(ENVFILE); \
+	elif [ -e $(ENVFILE) ]; then echo "kept $(ENVFILE): changed since make install"; fi
+	for d in $(DESTDIR)$(DOCDIR) $(DESTDIR)$(INCLUDEDIR)/wsr; do \
+		[ ! -d $$d ] || rmdir --ignore-fail-on-non-empty $$d || exit 1; \
+	done
 
 clean:
 	rm -rf $(BUILD)
