@@ -459,6 +459,8 @@ lane_c() {
 		section "harness tests"
 		run_runner harness "$WSR_ROOT"/vmtests/selftest.sh
 	fi
+	section "a fleet's Prometheus: the rules under promtool, a server scraping two balance hosts"
+	run_runner prometheus "$WSR_ROOT"/vmtests/prometheus-test.sh
 	section "lint (shellcheck on every shell file; each project's checkpatch.pl on its series)"
 	run_runner lint "$WSR_ROOT"/vmtests/lint.sh
 	section "make check's own bookkeeping (a stub tree)"
