@@ -42,7 +42,7 @@ tree() {
 	local r w
 	for r in "progress-test.sh p_one p_two" "check-test.sh c_one" "qmp-test.sh q_one" "lint.sh l_one" \
 		"qtest-balloon.sh t_one" "selftest.sh h_one h_two" "fuzz-host-args.sh f_one" "dkms-test.sh d_one" \
-		"install-test.sh i_one" "libvirt-test.sh v_one" "prometheus-test.sh m_one"; do
+		"install-test.sh i_one" "libvirt-test.sh v_one"; do
 		read -r -a w <<<"$r"
 		# shellcheck disable=SC2016 # the stub's own expansions
 		stub "$d/vmtests/${w[0]}" "n=${w[0]%.sh}; tests=(${w[*]:1})"'
@@ -50,6 +50,15 @@ echo "PASS ${tests[0]}"
 [ "${STUB_ABORT:-}" != "$n" ] || exit 3
 for t in "${tests[@]:1}"; do echo "PASS $t"; done'
 	done
+	# the guest's exposition through the textfile collector: a test of its
+	# own, run once the metrics test printed one
+	# shellcheck disable=SC2016 # the stub's own expansions
+	stub "$d/vmtests/prometheus-test.sh" 'if [ "${1:-}" = --guest-exposition ]; then
+	grep -q "^wsr_" "$2" && echo "PASS guest_metrics_reach_prometheus_through_the_textfile_collector"
+	exit
+fi
+echo "PASS m_one"
+[ "${STUB_ABORT:-}" != prometheus-test ] || exit 3'
 	# shellcheck disable=SC2016 # the stub's own expansions
 	stub "$d/vmtests/balloon-test.sh" 'set -f
 all="balloon_works balloon_works_on_debug_only balloon_queues_agree_with_x"
@@ -119,6 +128,7 @@ dir=$(dirname "$0")/../tests/guest
 	guest-debug/no-sanitizer-reports
 	guest-ours/estimator_a
 	guest-ours/estimator_survives_daemon_sigkill
+	guest-ours/guest_metrics_reach_prometheus_through_the_textfile_collector
 	guest-ours/metrics_exposition_passes_promtool
 	guest-ours/metrics_shown
 	guest-stock/estimator_a
@@ -177,8 +187,8 @@ lane() {
 	running=$((running + 1))
 }
 
-change="" lane check a_clean_run_of_every_listed_test_passes 0 '^32 passed, 0 failed$'
-change="" lane check one_lane_runs_every_listed_test_too 0 '^32 passed, 0 failed$' -- WSR_CHECK_LANES=1
+change="" lane check a_clean_run_of_every_listed_test_passes 0 '^33 passed, 0 failed$'
+change="" lane check one_lane_runs_every_listed_test_too 0 '^33 passed, 0 failed$' -- WSR_CHECK_LANES=1
 change="" lane check a_guest_panic_fails_the_run_and_shows_its_stack 1 \
 	'^FAIL guest-ours/suite-completed: wsr: kernel panic in the guest' \
 	'^    \| RIP: 0010:stuck_here' '^FAIL guest-ours/estimator_a: listed in tests/inventory, but did not run$' \
@@ -225,7 +235,7 @@ change="" lane check an_empty_metrics_exposition_fails_the_run 1 \
 change='rm build/unit/test_b' lane check a_unit_test_not_built_fails_the_run 1 \
 	'^FAIL unit/test_b/runner: not built' '^FAIL unit/test_b/b_one: listed in tests/inventory, but did not run$'
 change='cp build/unit/test_b build/unit/test_gone' lane check a_stale_unit_binary_does_not_run 0 \
-	'^32 passed, 0 failed$'
+	'^33 passed, 0 failed$'
 change='sed -i "/^#/!d" tests/inventory' lane check an_empty_inventory_fails_the_run 1 \
 	'^FAIL inventory/list: .* lists no test$'
 change='sed -i "/^set -u/a exit 7" vmtests/inventory.sh' lane check an_inventory_check_that_stops_fails_the_run 1 \

@@ -7,13 +7,27 @@
 # shows.  promtool and prometheus are Debian's prometheus package's,
 # unpacked into the cache by vmtests/get-promtool.sh and never installed;
 # the server runs from a temporary folder on a free port, and stops with
-# the test.  Prints "PASS name" / "FAIL name: reason"; exits non-zero if
-# one fails.
+# the test.
+#
+#   prometheus-test.sh --guest-exposition FILE
+#
+# instead serves FILE, a guest's "wsr metrics" (vmtests/check.sh takes it
+# from the console of the guest test that prints one), through Debian's
+# node_exporter's textfile collector (vmtests/get-node-exporter.sh) to
+# the same server, and checks that every sample arrives as it was.
+#
+# Prints "PASS name" / "FAIL name: reason"; exits non-zero if one fails.
 set -u
 . "$(dirname "$0")/lib.sh"
 . "$WSR_ROOT/tests/testlib.sh"
 BUILD=${BUILD:-$WSR_ROOT/build}
 RULES=$WSR_ROOT/deploy/prometheus/wsr-rules.yml
+guest_exposition=""
+if [ "${1:-}" = --guest-exposition ] && [ $# = 2 ]; then
+	guest_exposition=$2
+elif [ $# != 0 ]; then
+	die "usage: prometheus-test.sh [--guest-exposition FILE]"
+fi
 failed=0
 
 check() {
@@ -35,6 +49,119 @@ trap cleanup EXIT
 if ! promtool=$("$WSR_ROOT"/vmtests/get-promtool.sh 2>"$d/get.err"); then
 	check rules_pass_promtool_check "no promtool: $(tail -n 1 "$d/get.err")"
 	exit 1
+fi
+
+free_port() {
+	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# query PROMQL: the API's result as "labels value" lines, sorted
+query() {
+	curl -sf --max-time 5 --data-urlencode "query=$1" "http://127.0.0.1:$pport/api/v1/query" |
+		python3 -c '
+import json, sys
+r = json.load(sys.stdin)["data"]["result"]
+for s in r:
+    m = s["metric"]
+    print(",".join("%s=%s" % (k, m[k]) for k in sorted(m) if k != "__name__"), s["value"][1])
+' | LC_ALL=C sort
+}
+
+# start_prometheus: the server on $pport with $d/prometheus.yml, ready;
+# else a reason in $why
+start_prometheus() {
+	local prometheus
+	prometheus=$(dirname "$promtool")/prometheus
+	ready() { curl -sf --max-time 1 "http://127.0.0.1:$pport/-/ready" >/dev/null; }
+	if [ ! -x "$prometheus" ]; then
+		why="no prometheus beside $promtool"
+		return
+	fi
+	mkdir "$d/data"
+	"$prometheus" --config.file="$d/prometheus.yml" --storage.tsdb.path="$d/data" \
+		--web.listen-address="127.0.0.1:$pport" --log.level=warn >"$d/prometheus.out" 2>&1 &
+	pids+=($!)
+	wait_until 60 ready ||
+		why="prometheus not ready in 60 s: $(tail -n 2 "$d/prometheus.out" | tr '\n' ' ')"
+}
+
+# A guest's exposition as node_exporter's textfile collector serves it
+# (the cron line of docs/formats.md writes it there), scraped as job
+# wsr-guest-node: every sample of the file is in Prometheus with its
+# labels (the memcg's escapes undone) and its value, and the collector
+# took the file without an error
+if [ -n "$guest_exposition" ]; then
+	why="" pport=$(free_port) nport=$(free_port)
+	mkdir "$d/textfile"
+	if ! [ -s "$guest_exposition" ] || ! grep -q '^wsr_' "$guest_exposition"; then
+		why="no wsr_ sample in $guest_exposition"
+	elif ! exporter=$("$WSR_ROOT"/vmtests/get-node-exporter.sh 2>"$d/get.err"); then
+		why="no node_exporter: $(tail -n 1 "$d/get.err")"
+	else
+		cp "$guest_exposition" "$d/textfile/wsr.prom"
+		"$exporter" --collector.disable-defaults --collector.textfile \
+			--collector.textfile.directory="$d/textfile" \
+			--web.listen-address="127.0.0.1:$nport" >"$d/exporter.out" 2>&1 &
+		pids+=($!)
+		cat >"$d/prometheus.yml" <<-CONF
+		global:
+		  scrape_interval: 1s
+		  evaluation_interval: 1s
+		rule_files: ['$RULES']
+		scrape_configs:
+		  - job_name: wsr-guest-node
+		    static_configs:
+		      - targets: ['127.0.0.1:$nport']
+		CONF
+		start_prometheus
+	fi
+	# shellcheck disable=SC2317 # run by wait_until
+	scraped() { [ -n "$(query 'node_textfile_scrape_error{job="wsr-guest-node"}')" ]; }
+	if [ -z "$why" ] && ! wait_until 30 scraped; then
+		why="the collector was not scraped in 30 s: $(tail -n 2 "$d/exporter.out" | tr '\n' ' ')"
+	elif [ -z "$why" ]; then
+		err=$(query 'node_textfile_scrape_error{job="wsr-guest-node"}' | awk '{ print $NF }')
+		[ "$err" = 0 ] ||
+			why="the textfile collector refused the file: $(grep -i textfile "$d/exporter.out" | tail -n 2 | tr '\n' ' ')"
+		curl -sf --max-time 5 --data-urlencode 'query={__name__=~"wsr_.*",job="wsr-guest-node"}' \
+			"http://127.0.0.1:$pport/api/v1/query" >"$d/got.json" || why="${why}the query failed; "
+		# the file's samples, parsed as the text format says, against the server's
+		cat >"$d/compare.py" <<'PY'
+import json, re, sys
+
+
+def unescape(v):
+    return re.sub(r'\\(.)', lambda m: {"n": "\n"}.get(m.group(1), m.group(1)), v)
+
+
+want = {}
+for line in open(sys.argv[1], encoding="utf-8", errors="replace"):
+    if not line.startswith("wsr_"):
+        continue
+    m = re.match(r'([a-z_]+)\{(.*)\} (\S+)$', line.rstrip("\n"))
+    labels = tuple(sorted((k, unescape(v)) for k, v in
+                          re.findall(r'([a-z_]+)="((?:[^"\\]|\\.)*)"', m.group(2))))
+    want[(m.group(1),) + labels] = float(m.group(3))
+got = {}
+for r in json.load(open(sys.argv[2]))["data"]["result"]:
+    l = dict(r["metric"])
+    name = l.pop("__name__")
+    for k in ("job", "instance"):
+        l.pop(k, None)
+    got[(name,) + tuple(sorted(l.items()))] = float(r["value"][1])
+if want != got:
+    miss = [k for k in want if k not in got][:2]
+    extra = [k for k in got if k not in want][:2]
+    diff = [k for k in want if k in got and want[k] != got[k]][:2]
+    print("%d samples in the file, %d in Prometheus; missing %s, extra %s, values differ %s"
+          % (len(want), len(got), miss, extra, diff), end="")
+PY
+		why=$why$(python3 "$d/compare.py" "$guest_exposition" "$d/got.json")
+		[ -n "$why" ] || echo "  the file's $(grep -c '^wsr_' "$guest_exposition") samples in Prometheus as written"
+	fi
+	check guest_metrics_reach_prometheus_through_the_textfile_collector "$why"
+	[ "$failed" = 0 ]
+	exit
 fi
 
 why=""
@@ -110,28 +237,12 @@ while True:
     conn.close()
 PY
 
-free_port() {
-	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
-
 # fake_vm NAME RAM_MIB ACTUAL_MIB REPORTS HOT_MIB COLD_MIB SOME: a fake
 # QEMU serving $d/NAME.sock
 fake_vm() {
 	python3 "$d/fakeqemu.py" "$d/$1.sock" $(($2 << 20)) $(($3 << 20)) "$4" $(($5 << 20)) \
 		$(($6 << 20)) "$7" >"$d/$1.fake.out" 2>&1 &
 	pids+=($!)
-}
-
-# query PROMQL: the API's result as "labels value" lines, sorted
-query() {
-	curl -sf --max-time 5 --data-urlencode "query=$1" "http://127.0.0.1:$pport/api/v1/query" |
-		python3 -c '
-import json, sys
-r = json.load(sys.stdin)["data"]["result"]
-for s in r:
-    m = s["metric"]
-    print(",".join("%s=%s" % (k, m[k]) for k in sorted(m) if k != "__name__"), s["value"][1])
-' | LC_ALL=C sort
 }
 
 # Two hosts: host-a runs default_web (a KubeVirt VMI's domain name: 1 GiB,
@@ -176,20 +287,7 @@ scrape_configs:
         target_label: instance
         replacement: host-b
 EOF
-prometheus=$(dirname "$promtool")/prometheus
-ready() { curl -sf --max-time 1 "http://127.0.0.1:$pport/-/ready" >/dev/null; }
-if [ -n "$why" ]; then
-	:
-elif [ ! -x "$prometheus" ]; then
-	why="no prometheus beside $promtool"
-else
-	mkdir "$d/data"
-	"$prometheus" --config.file="$d/prometheus.yml" --storage.tsdb.path="$d/data" \
-		--web.listen-address="127.0.0.1:$pport" --log.level=warn >"$d/prometheus.out" 2>&1 &
-	pids+=($!)
-	wait_until 60 ready ||
-		why="prometheus not ready in 60 s: $(tail -n 2 "$d/prometheus.out" | tr '\n' ' ')"
-fi
+[ -n "$why" ] || start_prometheus
 # both hosts scraped, and a rate over more than one report of each
 two_rates() { [ "$(query 'count(vm:wsr_memory_some:rate5m)' | awk '{ print $NF }')" = 2 ]; }
 if [ -z "$why" ] && ! wait_until 60 two_rates; then
