@@ -7,11 +7,13 @@
 ## make bench       benchmarks: figures next to a baseline from the same run (BENCHMARKS.md)
 ## make bench-quick the balance bench alone: set 1, every policy once, 240 s each (about 43 min)
 ## make lint        make check's lint step alone: shellcheck, checkpatch on both series, their self-tests
-## make all         build wsr into $(BUILD)/ (the default; builds the patched kernel first, for its BTF)
+## make all         build wsr into $(BUILD)/ (the default; the patched kernel too, for a unit test of its BTF)
 ## make dkms        the series' virtio_balloon for Debian's stock 6.1 kernel with DKMS, in $(BUILD)/dkms (README: a stock Debian guest)
 ## make setup       install the Debian packages wsr needs (vmtests/setup-host.sh, as root)
 ## make compile-commands  $(BUILD)/compile_commands.json for clangd and editors (bear; rebuilds wsr)
-## make install     install wsr, wsr-host, their --help texts and the systemd units (PREFIX, DESTDIR)
+## make install     install wsr, wsr-host, libwsr, --help texts, systemd units (PREFIX, DESTDIR; builds no kernel)
+## make uninstall   remove what make install put (the same PREFIX, DESTDIR)
+## make kernel-headers  kernel-headers/ anew from our kernel's BTF and the series' uapi header (after a series change)
 ## make clean       remove $(BUILD)/
 ## make distclean   also remove $(WSR_CACHE): the kernel and QEMU trees and builds (all rebuilt next)
 ## make help        this list
@@ -43,6 +45,12 @@ MHD_LIBS     := $(shell pkg-config --libs libmicrohttpd 2>/dev/null || echo -lmi
 # wsr-host's libvirt transport (libvirt-dev): libvirt's API and its QEMU
 # monitor's (host/virt.c), in threads of their own
 VIRT_LIBS    := $(shell pkg-config --libs libvirt libvirt-qemu 2>/dev/null || echo -lvirt -lvirt-qemu) -pthread
+# The kernel's headers the build reads, copies kept in the tree
+# (vmtests/kernel-headers.sh makes them, make lint checks them against the
+# kernel): our kernel's BTF as vmlinux.h, and the series' uapi header.  So
+# no build of wsr needs the kernel's source or a kernel build, and none
+# depends on the kernel the build machine runs.
+KHDR     := kernel-headers
 # the balloon wire's values, from the kernel series' uapi header (wsr.h)
 UAPI     := $(BUILD)/uapi
 UAPI_H   := $(UAPI)/virtio_balloon_ws.h
@@ -82,7 +90,7 @@ GUEST_PROGS := $(GUEST)/wsr $(GUEST)/wsr-workload $(GUEST)/kfunc-probe $(GUEST)/
 GUEST_TESTS := $(wildcard tests/guest/*.sh)
 UNIT_TESTS  := $(patsubst tests/unit/%.c,$(BUILD)/unit/%,$(wildcard tests/unit/*.c))
 
-.PHONY: install all dkms setup check check-long bench bench-quick demo lint compile-commands clean distclean help FORCE
+.PHONY: install uninstall kernel-headers all dkms setup check check-long bench bench-quick demo lint compile-commands clean distclean help FORCE
 .DELETE_ON_ERROR:
 .SECONDARY:
 
@@ -98,19 +106,16 @@ $(BUILD)/kernel.path: FORCE | setup $(BUILD)
 	$(Q)p=$$(vmtests/build-kernel.sh) && echo "$$p" >$@.new && \
 		{ cmp -s $@.new $@ && rm $@.new || mv $@.new $@; }
 
-$(BUILD)/vmlinux.h: $(BUILD)/kernel.path
-	$(call msg,BTF,$@)
-	$(Q)$(BPFTOOL) btf dump file "$$(cat $<)/vmlinux" format c >$@
+# after a change to the series: the tree's copies anew (then commit them)
+kernel-headers: setup
+	$(Q)vmtests/kernel-headers.sh
 
-# The kernel series' include/uapi/linux/virtio_balloon.h as headers_install
-# makes it, and its VIRTIO_BALLOON_WS_* values alone, without its types:
-# BPF programs have those from vmlinux.h, and include wsr.h too.
-$(UAPI)/linux/virtio_balloon.h: vmtests/uapi-header.sh $(wildcard kernel-patches/0*.patch)
+# The kernel series' include/uapi/linux/virtio_balloon.h's
+# VIRTIO_BALLOON_WS_* values alone, without its types: BPF programs have
+# those from vmlinux.h, and include wsr.h too.
+$(UAPI_H): $(KHDR)/uapi/linux/virtio_balloon.h
 	$(call msg,GEN,$@)
-	$(Q)vmtests/uapi-header.sh $@
-
-$(UAPI_H): $(UAPI)/linux/virtio_balloon.h
-	$(call msg,GEN,$@)
+	$(Q)mkdir -p $(@D)
 	$(Q){ printf '/* made from %s: the wire values alone */\n' '$<'; \
 		printf '#ifndef __WSR_VIRTIO_BALLOON_WS_H\n#define __WSR_VIRTIO_BALLOON_WS_H\n'; \
 		$(CC) -E -dM $< | grep -E '^#define VIRTIO_BALLOON_(F_)?WS_' | sort; \
@@ -121,12 +126,12 @@ $(UAPI_H): $(UAPI)/linux/virtio_balloon.h
 # tracing program would, or hold the driver's send work where its removal
 # must find it (tests/balloon/progs/)
 BPF_CFLAGS = -g -O2 -Wall -Werror -target bpf -D__TARGET_ARCH_x86 $(DEPFLAGS) \
-	-Iinclude -I$(UAPI) -I$(BUILD)
-$(BUILD)/%.bpf.o: bpf/%.bpf.c $(BUILD)/vmlinux.h | $(UAPI_H)
+	-Iinclude -I$(UAPI) -I$(KHDR)
+$(BUILD)/%.bpf.o: bpf/%.bpf.c $(KHDR)/vmlinux.h | $(UAPI_H)
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -Ibpf -c $< -o $@
 
-$(BUILD)/%.bpf.o: tests/balloon/progs/%.bpf.c $(BUILD)/vmlinux.h | $(UAPI_H)
+$(BUILD)/%.bpf.o: tests/balloon/progs/%.bpf.c $(KHDR)/vmlinux.h | $(UAPI_H)
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -Itests/balloon/progs -c $< -o $@
 
@@ -348,33 +353,67 @@ compile-commands: | $(BUILD)
 
 # make install: the two programs (the BPF objects are inside wsr, as
 # skeletons), their --help as text, the systemd units with this install's
-# paths, and balance's environment file, which an existing one is kept
-# over.  WSR_CAPS is the guest daemon's capability set: its unit grants
-# it and no more, and the capability test runs the daemon with the unit's
-# lines ($(GUEST)/wsr.service, made by the same sed).
+# paths, balance's environment file, which an existing one is kept over,
+# and libwsr for programs of others: its archive, its headers in a folder
+# of their own and its pkg-config file.  It builds only what it installs:
+# the kernel headers are the tree's (kernel-headers/), so no set-up and
+# no kernel build, only the -dev packages wsr compiles against.  WSR_CAPS
+# is the guest daemon's capability set: its unit grants it and no more,
+# and the capability test runs the daemon with the unit's lines
+# ($(GUEST)/wsr.service, made by the same sed).
+VERSION    := 0.1
 PREFIX     ?= /usr/local
 BINDIR     ?= $(PREFIX)/bin
 DOCDIR     ?= $(PREFIX)/share/doc/wsr
 UNITDIR    ?= $(PREFIX)/lib/systemd/system
+LIBDIR     ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 SYSCONFDIR ?= /etc
 WSR_CAPS   := CAP_BPF CAP_PERFMON CAP_SYS_ADMIN CAP_IPC_LOCK
 UNIT_SED   := s|@BINDIR@|$(BINDIR)|g; s|@DOCDIR@|$(DOCDIR)|g; s|@SYSCONFDIR@|$(SYSCONFDIR)|g; \
 	s|@CAPS@|$(WSR_CAPS)|g
+PC_SED     := s|@PREFIX@|$(PREFIX)|g; s|@LIBDIR@|$(LIBDIR)|g; s|@INCLUDEDIR@|$(INCLUDEDIR)|g; \
+	s|@VERSION@|$(VERSION)|g
+# what install puts and uninstall removes, one list each
+INST_BINS    := wsr wsr-host
+INST_DOCS    := wsr.txt wsr-host.txt wsr-host-balance.txt
+INST_UNITS   := wsr.service wsr-host-balance.service
+INST_HEADERS := include/libwsr.h include/wsr.h $(UAPI_H)
+ENVFILE      := $(DESTDIR)$(SYSCONFDIR)/default/wsr-host-balance
 
-install: $(GUEST)/wsr $(BUILD)/wsr-host
+install: $(GUEST)/wsr $(BUILD)/wsr-host $(LIBWSR) $(INST_HEADERS) loader/lib/libwsr.pc.in
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DOCDIR) $(DESTDIR)$(UNITDIR) \
-		$(DESTDIR)$(SYSCONFDIR)/default
+		$(DESTDIR)$(SYSCONFDIR)/default $(DESTDIR)$(LIBDIR) \
+		$(DESTDIR)$(INCLUDEDIR)/wsr $(DESTDIR)$(PKGCONFIGDIR)
 	install -m 0755 $(GUEST)/wsr $(BUILD)/wsr-host $(DESTDIR)$(BINDIR)/
 	$(GUEST)/wsr --help >$(DESTDIR)$(DOCDIR)/wsr.txt
 	$(BUILD)/wsr-host --help >$(DESTDIR)$(DOCDIR)/wsr-host.txt
 	$(BUILD)/wsr-host balance --help >$(DESTDIR)$(DOCDIR)/wsr-host-balance.txt
-	for u in wsr wsr-host-balance; do \
-		sed '$(UNIT_SED)' systemd/$$u.service.in >$(DESTDIR)$(UNITDIR)/$$u.service && \
-		chmod 0644 $(DESTDIR)$(UNITDIR)/$$u.service || exit 1; \
+	for u in $(INST_UNITS); do \
+		sed '$(UNIT_SED)' systemd/$$u.in >$(DESTDIR)$(UNITDIR)/$$u && \
+		chmod 0644 $(DESTDIR)$(UNITDIR)/$$u || exit 1; \
 	done
-	[ -e $(DESTDIR)$(SYSCONFDIR)/default/wsr-host-balance ] || \
-		install -m 0644 systemd/wsr-host-balance.default \
-			$(DESTDIR)$(SYSCONFDIR)/default/wsr-host-balance
+	[ -e $(ENVFILE) ] || install -m 0644 systemd/wsr-host-balance.default $(ENVFILE)
+	install -m 0644 $(LIBWSR) $(DESTDIR)$(LIBDIR)/
+	install -m 0644 $(INST_HEADERS) $(DESTDIR)$(INCLUDEDIR)/wsr/
+	sed '$(PC_SED)' loader/lib/libwsr.pc.in >$(DESTDIR)$(PKGCONFIGDIR)/libwsr.pc
+	chmod 0644 $(DESTDIR)$(PKGCONFIGDIR)/libwsr.pc
+
+# what install put, and the folders of wsr's own once empty; the
+# environment file only as install wrote it (an edited one is the
+# administrator's, kept, as dpkg keeps a changed conffile)
+uninstall:
+	rm -f $(addprefix $(DESTDIR)$(BINDIR)/,$(INST_BINS)) \
+		$(addprefix $(DESTDIR)$(DOCDIR)/,$(INST_DOCS)) \
+		$(addprefix $(DESTDIR)$(UNITDIR)/,$(INST_UNITS)) \
+		$(addprefix $(DESTDIR)$(INCLUDEDIR)/wsr/,$(notdir $(INST_HEADERS))) \
+		$(DESTDIR)$(LIBDIR)/libwsr.a $(DESTDIR)$(PKGCONFIGDIR)/libwsr.pc
+	if cmp -s systemd/wsr-host-balance.default $(ENVFILE); then rm -f $(ENVFILE); \
+	elif [ -e $(ENVFILE) ]; then echo "kept $(ENVFILE): changed since make install"; fi
+	for d in $(DESTDIR)$(DOCDIR) $(DESTDIR)$(INCLUDEDIR)/wsr; do \
+		[ ! -d $$d ] || rmdir --ignore-fail-on-non-empty $$d || exit 1; \
+	done
 
 clean:
 	rm -rf $(BUILD)

@@ -50,6 +50,15 @@ echo "PASS ${tests[0]}"
 [ "${STUB_ABORT:-}" != "$n" ] || exit 3
 for t in "${tests[@]:1}"; do echo "PASS $t"; done'
 	done
+	# the guest's exposition through the textfile collector: a test of its
+	# own, run once the metrics test printed one
+	# shellcheck disable=SC2016 # the stub's own expansions
+	stub "$d/vmtests/prometheus-test.sh" 'if [ "${1:-}" = --guest-exposition ]; then
+	grep -q "^wsr_" "$2" && echo "PASS guest_metrics_reach_prometheus_through_the_textfile_collector"
+	exit
+fi
+echo "PASS m_one"
+[ "${STUB_ABORT:-}" != prometheus-test ] || exit 3'
 	# shellcheck disable=SC2016 # the stub's own expansions
 	stub "$d/vmtests/balloon-test.sh" 'set -f
 all="balloon_works balloon_works_on_debug_only balloon_queues_agree_with_x"
@@ -119,6 +128,7 @@ dir=$(dirname "$0")/../tests/guest
 	guest-debug/no-sanitizer-reports
 	guest-ours/estimator_a
 	guest-ours/estimator_survives_daemon_sigkill
+	guest-ours/guest_metrics_reach_prometheus_through_the_textfile_collector
 	guest-ours/metrics_exposition_passes_promtool
 	guest-ours/metrics_shown
 	guest-stock/estimator_a
@@ -134,6 +144,7 @@ dir=$(dirname "$0")/../tests/guest
 	host-qmp/q_one
 	install/i_one
 	lint/l_one
+	prometheus/m_one
 	qemu/t_one
 	unit/test_a/a_one
 	unit/test_b/b_one
@@ -176,8 +187,8 @@ lane() {
 	running=$((running + 1))
 }
 
-change="" lane check a_clean_run_of_every_listed_test_passes 0 '^31 passed, 0 failed$'
-change="" lane check one_lane_runs_every_listed_test_too 0 '^31 passed, 0 failed$' -- WSR_CHECK_LANES=1
+change="" lane check a_clean_run_of_every_listed_test_passes 0 '^33 passed, 0 failed$'
+change="" lane check one_lane_runs_every_listed_test_too 0 '^33 passed, 0 failed$' -- WSR_CHECK_LANES=1
 change="" lane check a_guest_panic_fails_the_run_and_shows_its_stack 1 \
 	'^FAIL guest-ours/suite-completed: wsr: kernel panic in the guest' \
 	'^    \| RIP: 0010:stuck_here' '^FAIL guest-ours/estimator_a: listed in tests/inventory, but did not run$' \
@@ -198,7 +209,7 @@ change='sed -i "/^lane_c() {/a exit 9" vmtests/check.sh' lane check a_lane_c_tha
 change='sed -i "s/\"\$DEBUG_ONLY \$LANE_C_BALLOON\"/\"\$DEBUG_ONLY\"/" vmtests/check.sh' \
 	lane check a_test_run_twice_fails_the_run 1 \
 	'^FAIL inventory/host-balloon/balloon_queues_agree_with_x: ran twice'
-change="" lane check a_restricted_run_expects_only_what_it_selects 0 '^17 passed, 0 failed$' -- \
+change="" lane check a_restricted_run_expects_only_what_it_selects 0 '^18 passed, 0 failed$' -- \
 	WSR_TESTS=estimator_a WSR_BALLOON_TESTS=none WSR_DEBUG_TESTS=none WSR_STOCK_TESTS=none \
 	WSR_SKIP_SELFTEST=1 WSR_LIBVIRT_TESTS=none
 change="" lane check a_runner_that_stops_with_no_fail_fails_the_run 1 \
@@ -224,7 +235,7 @@ change="" lane check an_empty_metrics_exposition_fails_the_run 1 \
 change='rm build/unit/test_b' lane check a_unit_test_not_built_fails_the_run 1 \
 	'^FAIL unit/test_b/runner: not built' '^FAIL unit/test_b/b_one: listed in tests/inventory, but did not run$'
 change='cp build/unit/test_b build/unit/test_gone' lane check a_stale_unit_binary_does_not_run 0 \
-	'^31 passed, 0 failed$'
+	'^33 passed, 0 failed$'
 change='sed -i "/^#/!d" tests/inventory' lane check an_empty_inventory_fails_the_run 1 \
 	'^FAIL inventory/list: .* lists no test$'
 change='sed -i "/^set -u/a exit 7" vmtests/inventory.sh' lane check an_inventory_check_that_stops_fails_the_run 1 \

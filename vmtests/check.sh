@@ -267,7 +267,9 @@ run_verdict() {
 # LABEL between its markers, if that test ran there.  promtool stays on
 # the host: it is 48 MB and linked to glibc, too much for every test
 # guest's initramfs.  promtool passes an empty text: one without both
-# markers or without a sample fails here.
+# markers or without a sample fails here.  Then the same file, as the
+# guest wrote it, through node_exporter's textfile collector to a
+# Prometheus server (vmtests/prometheus-test.sh --guest-exposition).
 check_exposition() {
 	local log=$results/console-$1.log out=$results/metrics-$1.prom promtool
 	local name=guest-$1/metrics_exposition_passes_promtool
@@ -277,6 +279,8 @@ check_exposition() {
 	if [ "$(head -n 1 "$out")" != "wsr-metrics-exposition: begin" ] ||
 		[ "$(tail -n 1 "$out")" != "wsr-metrics-exposition: end" ]; then
 		record "$name" FAIL "the metrics test printed no exposition between begin and end markers"
+		record "guest-$1/guest_metrics_reach_prometheus_through_the_textfile_collector" FAIL \
+			"no exposition to serve (see $name)"
 		return
 	fi
 	sed -i '1d;$d' "$out"
@@ -290,6 +294,7 @@ check_exposition() {
 		record "$name" FAIL \
 			"$(head -c 300 "$out.check" | tr '\n' ' ')(the text: $out)"
 	fi
+	run_runner "guest-$1" "$WSR_ROOT"/vmtests/prometheus-test.sh --guest-exposition "$out"
 }
 
 # Kernels and QEMU first, so that no test waits for a build: each is
@@ -459,6 +464,8 @@ lane_c() {
 		section "harness tests"
 		run_runner harness "$WSR_ROOT"/vmtests/selftest.sh
 	fi
+	section "a fleet's Prometheus: the rules under promtool, a server scraping two balance hosts"
+	run_runner prometheus "$WSR_ROOT"/vmtests/prometheus-test.sh
 	section "lint (shellcheck on every shell file; each project's checkpatch.pl on its series)"
 	run_runner lint "$WSR_ROOT"/vmtests/lint.sh
 	section "make check's own bookkeeping (a stub tree)"

@@ -4,7 +4,9 @@
 # there is one.  The headers are the files ending in .h that git tracks or
 # would (not ignored), and the kernel series' uapi header as
 # kernel-patches/ adds it (a value the kernel defines is the kernel's;
-# vmtests/uapi-header.sh makes it for the build).
+# vmtests/uapi-header.sh makes it).  Not kernel-headers/: the build's
+# copies of the kernel's, which vmtests/kernel-headers.sh --check holds
+# to the kernel (make lint).
 # A name defined twice in one header (#ifdef ... #else) is one home.
 #
 #   define-homes.sh [--root DIR]   the project at DIR (default: this one)
@@ -17,7 +19,7 @@ uapi="include/uapi/linux/virtio_balloon.h(kernel-patches)"
 
 dups=$(
 	{
-		git -C "$root" ls-files -co --exclude-standard -- '*.h' | while read -r f; do
+		git -C "$root" ls-files -co --exclude-standard -- '*.h' ':!kernel-headers/' | while read -r f; do
 			sed -n 's/^[[:space:]]*#[[:space:]]*define[[:space:]]\{1,\}\([A-Za-z_][A-Za-z0-9_]*\).*/\1/p' \
 				"$root/$f" | sed "s|\$| $f|"
 		done

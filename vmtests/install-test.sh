@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
-# make install and its systemd units (make check): installs into a
-# scratch DESTDIR only, and checks what lands there and that both units
+# make install, make uninstall and the systemd units (make check):
+# installs into scratch DESTDIRs only, and checks what make install would
+# build from clean (no kernel, no set-up), what lands there, that
+# ARCHITECTURE.md's libwsr example builds against the installed libwsr
+# with pkg-config, that uninstall takes it all away, and that both units
 # pass systemd-analyze verify.  No guest.  Prints "PASS name" /
 # "FAIL name: reason"; exits non-zero if one fails.
 set -u
@@ -16,16 +19,42 @@ check() {
 
 d=$(mktemp -d "${TMPDIR:-/tmp}/wsr-install.XXXXXX")
 trap 'rm -rf "$d"' EXIT
-# what a package build runs: PREFIX as installed, DESTDIR the staging tree
+# what a package build runs: PREFIX as installed, DESTDIR the staging
+# tree ($d/root, or the one given)
 make_install() {
-	make -s -C "$WSR_ROOT" BUILD="$BUILD" DESTDIR="$d/root" PREFIX=/usr install >"$d/make.out" 2>&1
+	make -s -C "$WSR_ROOT" BUILD="$BUILD" DESTDIR="${1:-$d/root}" PREFIX=/usr install >"$d/make.out" 2>&1
 }
+
+# make install from a clean build folder builds only what it installs:
+# make's plan (-n) for an empty BUILD runs no set-up, builds no kernel,
+# makes no uapi header from the kernel's source, reads nothing in the
+# cache, and writes only the objects of wsr, wsr-host and libwsr
+why=""
+if ! make -n -C "$WSR_ROOT" BUILD="$d/fresh" DESTDIR="$d/plan" PREFIX=/usr install >"$d/plan.out" 2>&1; then
+	why="make -n install: $(tail -n 2 "$d/plan.out" | tr '\n' ' ')"
+elif grep -qE 'setup-host|build-kernel|uapi-header|kernel\.path|linux-source' "$d/plan.out" ||
+	grep -qF "$WSR_CACHE" "$d/plan.out"; then
+	why="install's plan sets up or builds a kernel: $(grep -E 'setup-host|build-kernel|uapi-header|kernel\.path|linux-source' "$d/plan.out" | head -n 3 | tr '\n' ' ')"
+else
+	# every file the plan writes in the build folder
+	extra=$(grep -oE "(-o |>)$d/fresh/[^ ;\"']+" "$d/plan.out" | sed "s|^.*$d/fresh/||" | sort -u |
+		grep -vxE 'obj/(loader|host)/[a-z/-]+\.o|libwsr\.a|(wsr|balloon)\.(bpf\.o|skel\.h)|guest/wsr|wsr-host|uapi/virtio_balloon_ws\.h\.tmp' |
+		tr '\n' ' ')
+	[ -z "$extra" ] || why="install builds what it does not install: $extra"
+	grep -q -- "-o $d/fresh/guest/wsr " "$d/plan.out" || why="${why}no link of wsr in the plan"
+fi
+check make_install_builds_no_kernel_and_runs_no_setup "$why"
 
 # everything lands under DESTDIR, where PREFIX says, and runs from there;
 # the units name the installed paths, not DESTDIR's
 want="etc/default/wsr-host-balance
 usr/bin/wsr
 usr/bin/wsr-host
+usr/include/wsr/libwsr.h
+usr/include/wsr/virtio_balloon_ws.h
+usr/include/wsr/wsr.h
+usr/lib/libwsr.a
+usr/lib/pkgconfig/libwsr.pc
 usr/lib/systemd/system/wsr-host-balance.service
 usr/lib/systemd/system/wsr.service
 usr/share/doc/wsr/wsr-host-balance.txt
@@ -57,6 +86,56 @@ elif ! grep -q '# ours' "$d/root/etc/default/wsr-host-balance"; then
 	why="the environment file was replaced"
 fi
 check make_install_keeps_an_existing_environment_file "$why"
+
+# ARCHITECTURE.md's libwsr example, in a main() of its own, compiled and
+# linked against the installed libwsr alone, with the flags pkg-config
+# gives for the DESTDIR (its sysroot); it runs, and says what is missing
+# on this machine (the pins, or cgroup v2)
+why=""
+mkdir -p "$d/ex"
+awk '/^  ```c$/ { on = 1; next } on && /^  ```$/ { exit } on' "$WSR_ROOT/ARCHITECTURE.md" >"$d/ex/snippet"
+{
+	echo '#include <libwsr.h>'
+	echo 'int main(void)'
+	echo '{'
+	cat "$d/ex/snippet"
+	echo '	return 0;'
+	echo '}'
+} >"$d/ex/example.c"
+pc=(env PKG_CONFIG_PATH="$d/root/usr/lib/pkgconfig" PKG_CONFIG_SYSROOT_DIR="$d/root" pkg-config)
+# shellcheck disable=SC2086 # pkg-config's flags, a word each
+if ! grep -q wsr_read_hists "$d/ex/snippet"; then
+	why="no libwsr example (a C block calling wsr_read_hists) in ARCHITECTURE.md"
+elif ! flags=$("${pc[@]}" --cflags --libs libwsr 2>"$d/ex/pc.err"); then
+	why="pkg-config libwsr: $(head -n 2 "$d/ex/pc.err" | tr '\n' ' ')"
+elif [[ "$flags" != *"-I$d/root/usr/include/wsr"*"-L$d/root/usr/lib"* ]]; then
+	why="pkg-config's flags are not the DESTDIR's: $flags"
+elif ! (cd "$d/ex" && ${CC:-cc} -Wall -Werror -o example example.c $flags) >"$d/ex/cc.out" 2>&1; then
+	why="the example does not build against the installed copy: $(head -n 3 "$d/ex/cc.out" | tr '\n' ' ')"
+elif ! "$d/ex/example" >"$d/ex/run.out" 2>&1 || ! [ -s "$d/ex/run.out" ]; then
+	why="the example did not run and say why it read nothing: $(head -n 2 "$d/ex/run.out" | tr '\n' ' ')"
+else
+	echo "  the example says: $(head -n 1 "$d/ex/run.out")"
+fi
+check libwsr_example_builds_against_the_installed_copy_with_pkg_config "$why"
+
+# make uninstall removes every file install put and wsr's own folders;
+# an environment file edited since is the administrator's, and stays
+why=""
+u=$d/uninstall
+if ! make_install "$u"; then
+	why="make install: $(tail -n 2 "$d/make.out" | tr '\n' ' ')"
+elif ! make -s -C "$WSR_ROOT" BUILD="$BUILD" DESTDIR="$u" PREFIX=/usr uninstall >"$d/make.out" 2>&1; then
+	why="make uninstall: $(tail -n 2 "$d/make.out" | tr '\n' ' ')"
+elif [ -n "$(find "$u" -type f)" ] || [ -e "$u/usr/include/wsr" ] || [ -e "$u/usr/share/doc/wsr" ]; then
+	why="left behind: $(find "$u" -type f -o -name wsr | sed "s|^$u/||" | tr '\n' ' ')"
+elif ! make_install "$u" || ! echo "WSR_CONNECT=qemu:///session # ours" >"$u/etc/default/wsr-host-balance" ||
+	! make -s -C "$WSR_ROOT" BUILD="$BUILD" DESTDIR="$u" PREFIX=/usr uninstall >"$d/make.out" 2>&1; then
+	why="make install and uninstall again: $(tail -n 2 "$d/make.out" | tr '\n' ' ')"
+elif [ "$(find "$u" -type f)" != "$u/etc/default/wsr-host-balance" ] || ! grep -q '^kept .*changed' "$d/make.out"; then
+	why="an edited environment file not kept alone, with a word: $(find "$u" -type f | tr '\n' ' ')$(head -n 1 "$d/make.out")"
+fi
+check make_uninstall_removes_what_install_put "$why"
 
 # systemd-analyze verify on the installed units, with DESTDIR as the root
 # (systemd's own units copied in, which the units' dependencies need;

@@ -59,7 +59,11 @@ matches_var() {
 selected() {
 	local n=${1#*/}
 	case "$1" in
-	guest-ours/metrics_exposition_passes_promtool) selected "$promtool_of"; return ;;
+	guest-ours/metrics_exposition_passes_promtool | \
+		guest-ours/guest_metrics_reach_prometheus_through_the_textfile_collector)
+		selected "$promtool_of"
+		return
+		;;
 	guest-debug/no-sanitizer-reports) [ "$debug_guests" -gt 0 ]; return ;;
 	esac
 	case "${1%%/*}" in

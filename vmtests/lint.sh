@@ -5,9 +5,10 @@
 # violations planted in temporary copies, to show that they catch them:
 # a shell file with an unquoted variable, a kernel and a QEMU patch with
 # trailing whitespace, a stale allowlist entry, a cover letter that quotes
-# another message than the one allowed; and each #define name with one
-# home (vmtests/define-homes.sh).  The checks run at once, their output
-# printed in a fixed order.
+# another message than the one allowed; each #define name with one home
+# (vmtests/define-homes.sh); and the tree's copies of the kernel's headers
+# (vmtests/kernel-headers.sh --check).  The checks run at once, their
+# output printed in a fixed order.
 #
 # Prints "PASS name" or "FAIL name: reason"; exits non-zero on any FAIL.
 set -u
@@ -161,6 +162,17 @@ defines_have_one_home() {
 	fi
 }
 
+# the tree's copies of the kernel's headers, which every build reads
+# (kernel-headers/), are what our kernel and its series make now
+kernel_headers_match_the_kernel() {
+	local out
+	if out=$("$WSR_ROOT"/vmtests/kernel-headers.sh --check 2>&1); then
+		verdict kernel_headers_are_what_the_kernel_makes
+	else
+		verdict kernel_headers_are_what_the_kernel_makes "$(head -n 4 <<<"$out" | tr '\n' ' ')"
+	fi
+}
+
 # every target the Makefile declares phony (FORCE aside) has its line in
 # "make help"
 make_help_lists_every_target() {
@@ -273,6 +285,7 @@ report_jobs() {
 	job shellcheck_self_tests shellcheck_self_tests
 	job checkpatch_self_tests checkpatch_self_tests
 	job defines_have_one_home defines_have_one_home
+	job kernel_headers_match_the_kernel kernel_headers_match_the_kernel
 	job make_help_lists_every_target make_help_lists_every_target
 	job balloon_test_files_are_named_after_their_tests balloon_test_files_are_named_after_their_tests
 	job vmstate_is_checked_in vmstate_is_checked_in

@@ -56,26 +56,14 @@ tests_of() {
 	esac
 }
 
-BUILD=${BUILD:-$WSR_ROOT/build}
-uapi=$BUILD/uapi/virtio_balloon_ws.h
-# the one generated header the unit tests include (it takes the kernel's
-# source to make: made once, in the real build folder, as make all does)
-if [ ! -s "$uapi" ]; then
-	make -C "$WSR_ROOT" --no-print-directory BUILD="$BUILD" "$uapi" >&2 ||
-		die "cannot make $uapi"
-fi
-
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 src=$tmp/src out=$tmp/build
-mkdir -p "$src" "$out/uapi/linux"
+mkdir -p "$src"
+# kernel-headers/: the uapi header the build's wire values come from
 (cd "$WSR_ROOT" && cp -r --parents Makefile include host loader/lib tests/unit bpf \
-	vmtests/uapi-header.sh "$src/") || die "cannot copy the tree to $src"
-cp "$uapi" "$out/uapi/" || die "cannot copy $uapi"
-cp "$BUILD/uapi/linux/virtio_balloon.h" "$out/uapi/linux/" || die "cannot copy $BUILD/uapi/linux"
-# -o: the copied headers are taken as made (their sources are not copied)
-mk=(make -C "$src" --no-print-directory BUILD="$out" CFLAGS="-O0 -w"
-	-o "$out/uapi/linux/virtio_balloon.h" -o "$out/uapi/virtio_balloon_ws.h")
+	kernel-headers "$src/") || die "cannot copy the tree to $src"
+mk=(make -C "$src" --no-print-directory BUILD="$out" CFLAGS="-O0 -w")
 
 # build_and_run SOURCE: make and run the tests of SOURCE; status 0 when
 # they all pass, 1 when one fails (its first FAIL line in $tmp/failed), 2

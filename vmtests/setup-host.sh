@@ -105,6 +105,8 @@ main() {
 	[ -z "$missing" ] || apt-get install -y -qq --no-install-recommends -o=Dpkg::Use-Pty=0 $missing >/dev/null
 	# promtool, for the metrics tests: unpacked into the cache, not installed
 	"$(dirname "$0")"/get-promtool.sh >/dev/null
+	# node_exporter, for the guest's metrics through its textfile collector: the same way
+	"$(dirname "$0")"/get-node-exporter.sh >/dev/null
 	# redis, for the balance benchmark (make bench): the same way
 	"$(dirname "$0")"/get-redis.sh >/dev/null
 }

@@ -3,8 +3,9 @@
 # "make headers_install" installs it: linux-source-6.1's
 # include/uapi/linux/virtio_balloon.h with kernel-patches/ applied, through
 # the kernel's own scripts/headers_install.sh.  It is the one home of the
-# balloon wire's values: the build takes them from it (the Makefile's
-# $(BUILD)/uapi), QEMU carries the one copy (vmtests/sync-qemu-header.sh).
+# balloon wire's values: the build reads its copy in kernel-headers/
+# (vmtests/kernel-headers.sh), QEMU carries another
+# (vmtests/sync-qemu-header.sh), both checked against it.
 #
 #   uapi-header.sh OUT     write it to OUT
 set -eu
