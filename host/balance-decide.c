@@ -101,10 +101,10 @@ static int bins_configured(struct balance *b, const struct ws_report *r)
 	__u32 n, i;
 
 	for (n = 0; n < r->nr_nodes; n++) {
-		if (r->nodes[n].nr_bins != b->cfg->nr_intervals + 1)
+		if (r->nodes[n].hist.nr_bins != b->cfg->nr_intervals + 1)
 			return 0;
 		for (i = 0; i < b->cfg->nr_intervals; i++)
-			if (r->nodes[n].bins[i].idle_le_ms != b->cfg->intervals[i])
+			if (r->nodes[n].hist.bound_ms[i] != b->cfg->intervals[i])
 				return 0;
 	}
 	return 1;

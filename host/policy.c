@@ -76,12 +76,12 @@ __u64 ws_report_hot(const struct ws_report *r, __u64 idle_ms)
 	__u32 n, b;
 
 	for (n = 0; n < r->nr_nodes; n++) {
-		const struct ws_node *node = &r->nodes[n];
+		const struct wsr_hist *h = &r->nodes[n].hist;
 
 		/* every bin up to the first whose bound reaches T */
-		for (b = 0; b < node->nr_bins; b++) {
-			sum += node->bins[b].anon + node->bins[b].file;
-			if (node->bins[b].idle_le_ms >= idle_ms)
+		for (b = 0; b < h->nr_bins; b++) {
+			sum += h->anon[b] + h->file[b];
+			if (h->bound_ms[b] >= idle_ms)
 				break;
 		}
 	}
@@ -96,13 +96,13 @@ __u64 ws_report_kept(const struct ws_report *r, __u64 idle_ms)
 	if (!r->ext.known || r->ext.anon_reclaimable)
 		return sum;
 	for (n = 0; n < r->nr_nodes; n++) {
-		const struct ws_node *node = &r->nodes[n];
+		const struct wsr_hist *h = &r->nodes[n].hist;
 
 		/* the anon of the bins past the one that holds T */
-		for (b = 0; b < node->nr_bins && node->bins[b].idle_le_ms < idle_ms; b++)
+		for (b = 0; b < h->nr_bins && h->bound_ms[b] < idle_ms; b++)
 			;
-		for (b++; b < node->nr_bins; b++)
-			sum += node->bins[b].anon;
+		for (b++; b < h->nr_bins; b++)
+			sum += h->anon[b];
 	}
 	return sum;
 }
@@ -113,8 +113,8 @@ __u64 ws_report_total(const struct ws_report *r)
 	__u32 n, b;
 
 	for (n = 0; n < r->nr_nodes; n++)
-		for (b = 0; b < r->nodes[n].nr_bins; b++)
-			sum += r->nodes[n].bins[b].anon + r->nodes[n].bins[b].file;
+		for (b = 0; b < r->nodes[n].hist.nr_bins; b++)
+			sum += r->nodes[n].hist.anon[b] + r->nodes[n].hist.file[b];
 	return sum;
 }
 

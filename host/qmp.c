@@ -449,12 +449,12 @@ int qmp_report_parse(struct json_object *msg, struct ws_report *out)
 		    id >= WSR_MAX_NODES || json_object_array_length(bins) > WSR_MAX_BINS)
 			return -1;
 		n->id = id;
-		n->nr_bins = json_object_array_length(bins);
-		for (j = 0; j < n->nr_bins; j++) {
+		n->hist.nr_bins = json_object_array_length(bins);
+		for (j = 0; j < n->hist.nr_bins; j++) {
 			bin = json_object_array_get_idx(bins, j);
-			if (u64_at(bin, "idle-age-ms", &n->bins[j].idle_le_ms) ||
-			    u64_at(bin, "anon-bytes", &n->bins[j].anon) ||
-			    u64_at(bin, "file-bytes", &n->bins[j].file))
+			if (u64_at(bin, "idle-age-ms", &n->hist.bound_ms[j]) ||
+			    u64_at(bin, "anon-bytes", &n->hist.anon[j]) ||
+			    u64_at(bin, "file-bytes", &n->hist.file[j]))
 				return -1;
 		}
 	}

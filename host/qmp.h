@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <json-c/json.h>
 #include "wsr.h"
-#include "policy.h"
+#include "report.h"
 
 /* one message as QEMU sent it */
 struct qmp_msg {

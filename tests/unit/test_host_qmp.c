@@ -392,10 +392,10 @@ static const char *balance_reads_report_and_stats(void)
 	ASSERT_EQ(r.data_age_ms, 10, "the report's data age");
 	ASSERT_EQ(r.nr_nodes, 2, "the report's nodes");
 	ASSERT_EQ(r.nodes[1].id, 3, "node 1's id");
-	ASSERT_EQ(r.nodes[1].nr_bins, 2, "node 1's bins");
-	ASSERT_EQ(r.nodes[1].bins[0].anon, 40960, "node 1's bin 0's anon bytes");
-	ASSERT_EQ(r.nodes[0].bins[0].file, 20479, "node 0's bin 0's file bytes");
-	ASSERT_EQ(r.nodes[0].bins[1].idle_le_ms, 9223372036854775807ULL, "node 0's bin 1's bound");
+	ASSERT_EQ(r.nodes[1].hist.nr_bins, 2, "node 1's bins");
+	ASSERT_EQ(r.nodes[1].hist.anon[0], 40960, "node 1's bin 0's anon bytes");
+	ASSERT_EQ(r.nodes[0].hist.file[0], 20479, "node 0's bin 0's file bytes");
+	ASSERT_EQ(r.nodes[0].hist.bound_ms[1], 9223372036854775807ULL, "node 0's bin 1's bound");
 	ASSERT_ERR(qmp_report_parse(one("{\"return\": {\"cause\": \"request\", "
 					"\"nodes\": []}}\r\n")->obj, &r),
 		   "a report without data-age-ms");

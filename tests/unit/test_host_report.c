@@ -44,11 +44,11 @@ static const char *reply_is_read_in_bytes(void)
 	ASSERT_EQ(r.cause, WSR_CAUSE_REQUEST, "the report's cause");
 	ASSERT_EQ(r.data_age_ms, 7, "the report's data age");
 	ASSERT_EQ(r.nr_nodes, 2, "the report's nodes");
-	ASSERT_EQ(r.nodes[0].bins[0].anon, 4096, "node 0's bin 0's anon bytes");
-	ASSERT_EQ(r.nodes[0].bins[0].file, 1, "node 0's bin 0's file bytes");
-	ASSERT_EQ(r.nodes[1].bins[0].anon, 1, "node 1's bin 0's anon bytes");
-	ASSERT_EQ(r.nodes[1].bins[0].file, 4095, "node 1's bin 0's file bytes");
-	ASSERT_EQ(r.nodes[0].bins[1].idle_le_ms, 9223372036854775807ULL, "the catch-all's bound");
+	ASSERT_EQ(r.nodes[0].hist.anon[0], 4096, "node 0's bin 0's anon bytes");
+	ASSERT_EQ(r.nodes[0].hist.file[0], 1, "node 0's bin 0's file bytes");
+	ASSERT_EQ(r.nodes[1].hist.anon[0], 1, "node 1's bin 0's anon bytes");
+	ASSERT_EQ(r.nodes[1].hist.file[0], 4095, "node 1's bin 0's file bytes");
+	ASSERT_EQ(r.nodes[0].hist.bound_ms[1], 9223372036854775807ULL, "the catch-all's bound");
 	ASSERT_EQ(r.nodes[1].id, 1, "node 1's id");
 	json_object_put(m);
 	return NULL;
@@ -118,7 +118,7 @@ static const char *event_of_reclaim_is_read(void)
 	ASSERT_EQ(r.cause, WSR_CAUSE_RECLAIM, "the report's cause");
 	ASSERT_EQ(r.nr_nodes, 1, "the report's nodes");
 	ASSERT_EQ(r.nodes[0].id, 3, "node 0's id");
-	ASSERT_EQ(r.nodes[0].nr_bins, 2, "node 0's bins");
+	ASSERT_EQ(r.nodes[0].hist.nr_bins, 2, "node 0's bins");
 	json_object_put(m);
 	return NULL;
 }
@@ -208,10 +208,10 @@ static const char *largest_report_fits(void)
 	ASSERT_OK_PTR(m, "the reply parsed");
 	ASSERT_OK(qmp_report_parse(m, &r), "16 nodes of 16 bins");
 	ASSERT_EQ(r.nr_nodes, WSR_MAX_NODES, "the report's nodes");
-	ASSERT_EQ(r.nodes[15].nr_bins, WSR_MAX_BINS, "node 15's bins");
-	ASSERT_EQ(r.nodes[15].bins[15].anon, 15, "node 15's bin 15's anon bytes");
-	ASSERT_EQ(r.nodes[15].bins[15].file, 15, "node 15's bin 15's file bytes");
-	ASSERT_EQ(r.nodes[15].bins[15].idle_le_ms, 16, "node 15's bin 15's bound");
+	ASSERT_EQ(r.nodes[15].hist.nr_bins, WSR_MAX_BINS, "node 15's bins");
+	ASSERT_EQ(r.nodes[15].hist.anon[15], 15, "node 15's bin 15's anon bytes");
+	ASSERT_EQ(r.nodes[15].hist.file[15], 15, "node 15's bin 15's file bytes");
+	ASSERT_EQ(r.nodes[15].hist.bound_ms[15], 16, "node 15's bin 15's bound");
 	json_object_put(m);
 	return NULL;
 }

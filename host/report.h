@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * wsr-host's working-set report: what qmp_report_parse() (qmp.c) reads
+ * out of a reply to qom-get of guest-working-set or a WORKING_SET_EVENT,
+ * and all that show, watch, balance's policies and its metrics read of
+ * it.  A node's bins are libwsr's struct wsr_hist, the guest's own, so
+ * that libwsr's printers print them; here they count bytes, as QMP does.
+ */
+#ifndef __WSR_HOST_REPORT_H
+#define __WSR_HOST_REPORT_H
+
+#include "wsr.h"
+
+/* one node's bins */
+struct ws_node {
+	__u32 id;
+	/*
+	 * bound_ms[i]: bin i holds pages idle for at most this long (the
+	 * last bin: any); anon[i] and file[i] are bytes; flags 0
+	 */
+	struct wsr_hist hist;
+};
+
+/*
+ * The header fields a QEMU with the 32-byte wire header adds to a report
+ * (qemu-patches/0003): "known" 0 when the report has none of them (an
+ * older QEMU), and then the others are 0 and mean nothing.
+ */
+struct ws_report_ext {
+	int known;
+	int incomplete;		/* the guest's walk was cut short: bins are a lower bound */
+	int anon_reclaimable;	/* 0: the guest cannot swap, its anon bins are 0 */
+	__u32 reclaim_seq;	/* reclaim reports the guest's driver made (wraps at 2^32) */
+	__u64 mem_some_us;	/* the guest's PSI memory "some" total, us since boot */
+	__u64 mem_full_us;	/* and "full" */
+};
+
+/* one WORKING_SET_EVENT (or guest-working-set) */
+struct ws_report {
+	__u32 cause;		/* WSR_CAUSE_REQUEST or WSR_CAUSE_RECLAIM */
+	__u64 data_age_ms;
+	struct ws_report_ext ext;
+	__u32 nr_nodes;
+	struct ws_node nodes[WSR_MAX_NODES];
+};
+
+/* virtio-balloon stats (guest-stats); -1 when the guest gave none */
+struct ws_stats {
+	long long available;	/* stat-available-memory (MemAvailable), bytes */
+	long long free;		/* stat-free-memory (MemFree), bytes */
+	long long swap_in;	/* stat-swap-in: bytes swapped in since boot */
+	long long major_faults;	/* stat-major-faults: since boot */
+};
+
+#endif /* __WSR_HOST_REPORT_H */
