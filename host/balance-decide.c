@@ -130,6 +130,7 @@ void on_event(struct balance *b, struct vm *v, const struct qmp_msg *m)
 	const char *name = qmp_event_name(m->obj);
 	struct json_object *data, *actual;
 	struct ws_report r;
+	struct wsr_err err;
 	unsigned int lost;
 
 	if (!strcmp(name, "RESET")) {
@@ -137,8 +138,9 @@ void on_event(struct balance *b, struct vm *v, const struct qmp_msg *m)
 	} else if (v->arg->libvirt && !strcmp(name, VIRT_EVENT_STOPPED)) {
 		vm_gone(b, v, "libvirt: the domain stopped");
 	} else if (!strcmp(name, "WORKING_SET_EVENT")) {
-		if (qmp_report_parse(m->obj, &r)) {
-			say(v, "%s", "a WORKING_SET_EVENT without a well-formed report, ignored");
+		if (qmp_report_parse(m->obj, &r, &err)) {
+			say(v, "a WORKING_SET_EVENT without a well-formed report, ignored: %s",
+			    err.msg);
 			return;
 		}
 		/*

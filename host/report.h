@@ -9,6 +9,7 @@
 #ifndef __WSR_HOST_REPORT_H
 #define __WSR_HOST_REPORT_H
 
+#include <stdio.h>
 #include "wsr.h"
 
 /* one node's bins */
@@ -51,5 +52,14 @@ struct ws_stats {
 	long long swap_in;	/* stat-swap-in: bytes swapped in since boot */
 	long long major_faults;	/* stat-major-faults: since boot */
 };
+
+/*
+ * @r as show prints it: "cause=<cause> data_age_ms=<ms>", then, with the
+ * 32-byte header, "incomplete=<0|1> anon_reclaimable=<0|1>
+ * reclaim_seq=<n> mem_some_us=<us> mem_full_us=<us>", then per node
+ * "N<node>" and its bins in the seed's format, wsr_print_hist()'s: the
+ * bytes in pages of WSR_PAGE_SIZE (wsr.h), as the guest counted them.
+ */
+void ws_report_print(FILE *f, const struct ws_report *r);
 
 #endif /* __WSR_HOST_REPORT_H */

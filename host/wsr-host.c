@@ -8,6 +8,7 @@
  * The messages are JSON, parsed by json-c in qmp.c; client.c has the
  * socket, this file the commands.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -112,25 +113,29 @@ static void print_answer_json(long i, double latency_ms, __u64 age)
 static int answer_msg(struct answers *a, struct json_object *msg)
 {
 	enum qmp_kind k = qmp_kind(msg);
-	const char *cause;
-	__u64 age;
+	struct ws_report r;
+	struct wsr_err err;
 
 	if (k == QMP_RETURN || k == QMP_ERROR)
 		return 1;
-	if (strcmp(qmp_event_name(msg), "WORKING_SET_EVENT") ||
-	    qmp_report_header(msg, &cause, &age))
+	if (strcmp(qmp_event_name(msg), "WORKING_SET_EVENT"))
 		return 0;
-	if (wsr_cause_by_name(cause) != WSR_CAUSE_REQUEST) {
+	if (qmp_report_parse(msg, &r, &err)) {
+		err_msg("a WORKING_SET_EVENT without a well-formed report, not counted: %s",
+			err.msg);
+		return 0;
+	}
+	if (r.cause != WSR_CAUSE_REQUEST) {
 		a->reclaim++;
 	} else if (a->answered >= a->want) {
 		a->extra++;
 	} else {
 		a->lat[a->answered] = now_ms() - a->t0;
 		if (a->json)
-			print_answer_json(a->answered + 1, a->lat[a->answered], age);
+			print_answer_json(a->answered + 1, a->lat[a->answered], r.data_age_ms);
 		else
-			printf("answer %ld latency_ms=%.3f data_age_ms=%llu\n",
-			       a->answered + 1, a->lat[a->answered], (unsigned long long)age);
+			printf("answer %ld latency_ms=%.3f data_age_ms=%llu\n", a->answered + 1,
+			       a->lat[a->answered], (unsigned long long)r.data_age_ms);
 		fflush(stdout);
 		a->answered++;
 	}
@@ -428,6 +433,28 @@ static const struct wsr_cmd host_request = {
 "  -j, --json           one JSON object per answer\n",
 };
 
+/*
+ * A report as show and watch print it, read by qmp_report_parse(): 0, or
+ * -1 when it is malformed (said, nothing printed).  QEMU's property
+ * before the first report prints nothing, or nulls with --json.
+ */
+static int print_report(const struct qmp_msg *m)
+{
+	struct ws_report r;
+	struct wsr_err err;
+	int ret = qmp_report_parse(m->obj, &r, &err);
+
+	if (ret && ret != -ENOENT) {
+		err_msg("QEMU sent a malformed report: %s", err.msg);
+		return -1;
+	}
+	if (o.json)
+		qmp_print_json(stdout, m, ret ? NULL : &r);
+	else if (!ret)
+		ws_report_print(stdout, &r);
+	return 0;
+}
+
 /* the device's latest report: the reply to qom-get of guest-working-set */
 static int do_show(int argc, char **argv)
 {
@@ -438,11 +465,7 @@ static int do_show(int argc, char **argv)
 		return ret;
 	if (qmp_exec_built(&q, qmp_cmd_qom_get(device, "guest-working-set"), &r))
 		return 1;
-	if (o.json)
-		qmp_print_json(stdout, r);
-	else
-		qmp_print_report(stdout, r->obj);
-	return 0;
+	return print_report(r) ? 1 : 0;
 }
 
 static const struct wsr_cmd host_show = {
@@ -454,7 +477,8 @@ static const struct wsr_cmd host_show = {
 "\"incomplete=<0|1> anon_reclaimable=<0|1> reclaim_seq=<n> mem_some_us=<us>\n"
 "mem_full_us=<us>\" (not from a QEMU that predates them), then per node in\n"
 "the seed's format (\"N<node>\" then \"<ms> anon=<pages> file=<pages>\");\n"
-"nothing before the first report.\n\n"
+"nothing before the first report.  A malformed report is said on stderr,\n"
+"and show fails.\n\n"
 "  -j, --json           QEMU's reply with \"cause\", \"data_age_ms\",\n"
 "                       \"incomplete\", \"anon_reclaimable\", \"reclaim_seq\",\n"
 "                       \"mem_some_us\" and \"mem_full_us\" first (null before\n"
@@ -471,12 +495,8 @@ static int do_watch(int argc, char **argv)
 	if (ret >= 0)
 		return ret;
 	while (count != 0 && (e = qmp_next(&q, -1))) {
-		if (strcmp(qmp_event_name(e->obj), "WORKING_SET_EVENT"))
+		if (strcmp(qmp_event_name(e->obj), "WORKING_SET_EVENT") || print_report(e))
 			continue;
-		if (o.json)
-			qmp_print_json(stdout, e);
-		else
-			qmp_print_report(stdout, e->obj);
 		fflush(stdout);
 		if (count > 0)
 			count--;
@@ -489,7 +509,8 @@ static const struct wsr_cmd host_watch = {
 	.fn = do_watch,
 	.synopsis = "[--json] [--count N]",
 	.help =
-"Print each report as it arrives (WORKING_SET_EVENT), as show does.\n\n"
+"Print each report as it arrives (WORKING_SET_EVENT), as show does; a\n"
+"malformed one is said on stderr, and not counted.\n\n"
 "  -j, --json           as show --json\n"
 "  -c, --count N        stop after N reports\n",
 };
