@@ -259,13 +259,13 @@ $(BUILD)/unit/test_host_client: $(OBJ)/host/client.o $(OBJ)/host/qmp.o $(BUILD)/
 $(OBJ)/tests/unit/test_host_client.o: UNIT_DEFS = -DWSR_HOST_BIN='"$(abspath $(BUILD)/wsr-host)"'
 $(BUILD)/unit/test_host_balance: $(HOST_OBJ)
 $(BUILD)/unit/test_host_metrics: $(OBJ)/host/metrics.o
-$(BUILD)/unit/test_host_policy: $(OBJ)/host/policy.o $(OBJ)/host/costaware.o $(OBJ)/host/senpai.o \
-	$(OBJ)/host/baselines.o
-$(BUILD)/unit/test_host_baselines: $(OBJ)/host/baselines.o $(OBJ)/host/hostmem.o \
+$(BUILD)/unit/test_host_policy: $(OBJ)/host/policy.o $(OBJ)/host/report.o $(OBJ)/host/costaware.o \
+	$(OBJ)/host/senpai.o $(OBJ)/host/baselines.o
+$(BUILD)/unit/test_host_baselines: $(OBJ)/host/baselines.o $(OBJ)/host/report.o $(OBJ)/host/hostmem.o \
 	$(OBJ)/host/policy.o $(OBJ)/host/costaware.o $(OBJ)/host/senpai.o
 $(BUILD)/unit/test_host_senpai: $(OBJ)/host/senpai.o
 # balance's command line against docs/policies.md's table of knobs
-$(BUILD)/unit/test_host_args: $(OBJ)/host/balance-args.o $(OBJ)/host/metrics.o \
+$(BUILD)/unit/test_host_args: $(OBJ)/host/balance-args.o $(OBJ)/host/report.o $(OBJ)/host/metrics.o \
 	$(OBJ)/host/policy.o $(OBJ)/host/costaware.o $(OBJ)/host/senpai.o $(OBJ)/host/baselines.o
 $(OBJ)/tests/unit/test_host_args.o: UNIT_DEFS = -DWSR_SRC_ROOT='"$(CURDIR)"'
 

@@ -146,16 +146,4 @@ struct policy_decision {
 void policy_decide(const struct policy_knobs *k, struct policy_state *st,
 		   const struct policy_input *in, struct policy_decision *d);
 
-/* working-set: bytes in bins idle for at most T (T rounded up to a bound) */
-__u64 ws_report_hot(const struct ws_report *r, __u64 idle_ms);
-/*
- * What the guest cannot give up: ws_report_hot(), plus every anon byte
- * of the colder bins when the header says its anon is not reclaimable (no
- * swap: such a guest's anon is 0 in its bins, but a bin that counts some
- * is kept all the same)
- */
-__u64 ws_report_kept(const struct ws_report *r, __u64 idle_ms);
-/* all bytes the report counts */
-__u64 ws_report_total(const struct ws_report *r);
-
 #endif /* __WSR_HOST_POLICY_H */

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* wsr-host's working-set report printed: see report.h. */
+/* wsr-host's working-set report: printed, and its bins summed (report.h). */
 #include "libwsr.h"
 #include "report.h"
 
@@ -25,4 +25,52 @@ void ws_report_print(FILE *f, const struct ws_report *r)
 		fprintf(f, "N%u\n", r->nodes[n].id);
 		wsr_print_hist(f, &pages);
 	}
+}
+
+__u64 ws_report_hot(const struct ws_report *r, __u64 idle_ms)
+{
+	__u64 sum = 0;
+	__u32 n, b;
+
+	for (n = 0; n < r->nr_nodes; n++) {
+		const struct wsr_hist *h = &r->nodes[n].hist;
+
+		/* every bin up to the first whose bound reaches T */
+		for (b = 0; b < h->nr_bins; b++) {
+			sum += h->anon[b] + h->file[b];
+			if (h->bound_ms[b] >= idle_ms)
+				break;
+		}
+	}
+	return sum;
+}
+
+__u64 ws_report_kept(const struct ws_report *r, __u64 idle_ms)
+{
+	__u64 sum = ws_report_hot(r, idle_ms);
+	__u32 n, b;
+
+	if (!r->ext.known || r->ext.anon_reclaimable)
+		return sum;
+	for (n = 0; n < r->nr_nodes; n++) {
+		const struct wsr_hist *h = &r->nodes[n].hist;
+
+		/* the anon of the bins past the one that holds T */
+		for (b = 0; b < h->nr_bins && h->bound_ms[b] < idle_ms; b++)
+			;
+		for (b++; b < h->nr_bins; b++)
+			sum += h->anon[b];
+	}
+	return sum;
+}
+
+__u64 ws_report_total(const struct ws_report *r)
+{
+	__u64 sum = 0;
+	__u32 n, b;
+
+	for (n = 0; n < r->nr_nodes; n++)
+		for (b = 0; b < r->nodes[n].hist.nr_bins; b++)
+			sum += r->nodes[n].hist.anon[b] + r->nodes[n].hist.file[b];
+	return sum;
 }
