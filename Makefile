@@ -258,6 +258,9 @@ $(BUILD)/unit/test_host_qmp $(BUILD)/unit/test_host_report: $(OBJ)/host/qmp.o $(
 $(BUILD)/unit/test_host_client: $(OBJ)/host/client.o $(OBJ)/host/qmp.o $(BUILD)/wsr-host
 $(OBJ)/tests/unit/test_host_client.o: UNIT_DEFS = -DWSR_HOST_BIN='"$(abspath $(BUILD)/wsr-host)"'
 $(BUILD)/unit/test_host_balance: $(HOST_OBJ)
+# balance's view of a VM through QMP and through libvirt
+$(BUILD)/unit/test_host_transport: $(OBJ)/host/transport.o $(OBJ)/host/virt-said.o \
+	$(OBJ)/host/virt.o $(OBJ)/host/qmp.o $(OBJ)/host/report.o
 $(BUILD)/unit/test_host_metrics: $(OBJ)/host/metrics.o
 $(BUILD)/unit/test_host_policy: $(OBJ)/host/policy.o $(OBJ)/host/report.o $(OBJ)/host/costaware.o \
 	$(OBJ)/host/senpai.o $(OBJ)/host/baselines.o

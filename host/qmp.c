@@ -397,18 +397,29 @@ static int parse_node(struct json_object *node, size_t i, struct ws_node *n,
 
 int qmp_report_parse(struct json_object *msg, struct ws_report *out, struct wsr_err *err)
 {
-	struct json_object *r = report_of(msg), *nodes;
-	struct ws_report rep = {};
-	const char *cause;
-	size_t i;
-	int ret;
+	struct json_object *r = report_of(msg);
 
 	if (!r)
 		return bad(err, "no report: neither a reply's \"return\" object nor an event's "
 			   "\"data\"");
+	return qmp_report_parse_data(r, out, err);
+}
+
+int qmp_report_parse_data(struct json_object *r, struct ws_report *out, struct wsr_err *err)
+{
+	struct ws_report rep = {};
+	struct json_object *nodes;
+	const char *cause;
+	size_t i;
+	int ret;
+
+	if (!json_object_is_type(r, json_type_object))
+		return bad(err, "no report: the event's \"data\" is not an object");
 	/* QEMU's property before the guest's first report */
-	if (!has_key(r, "cause") && !has_key(r, "data-age-ms"))
+	if (!has_key(r, "cause") && !has_key(r, "data-age-ms")) {
+		bad(err, "no report yet: neither \"cause\" nor \"data-age-ms\"");
 		return -ENOENT;
+	}
 	cause = string_at(r, "cause");
 	/* the wire's two causes, by their QMP names */
 	rep.cause = cause ? wsr_cause_by_name(cause) : -1;

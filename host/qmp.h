@@ -94,13 +94,16 @@ int qmp_return_u64(struct json_object *msg, const char *key, __u64 *v);
  * WORKING_SET_EVENT) into *r: the one reader of a report's JSON, for
  * show, watch and balance alike.  0; -ENOENT when the message is QEMU's
  * property before the guest's first report (neither "cause" nor
- * "data-age-ms"); -EINVAL, with why in @err (may be NULL), when there is
+ * "data-age-ms"); -EINVAL when there is
  * no report or a field is missing, of the wrong type, or beyond
  * WSR_MAX_NODES nodes or WSR_MAX_BINS bins, or the cause is not one of
  * the wire's, or the 32-byte header's fields are not all there or none.
- * *r changes only on success.
+ * Either error says why in @err (may be NULL).  *r changes only on
+ * success.
  */
 int qmp_report_parse(struct json_object *msg, struct ws_report *r, struct wsr_err *err);
+/* the same of a report's object itself: an event's "data" (libvirt's) */
+int qmp_report_parse_data(struct json_object *data, struct ws_report *r, struct wsr_err *err);
 
 /*
  * A reply to qom-get of guest-stats into *s (stat-available-memory,
