@@ -259,18 +259,21 @@ $(OBJ)/tests/unit/test_metrics.o $(OBJ)/tests/unit/test_host_metrics.o: \
 # wsr-host's QMP messages, reports, connection (against a fake QEMU, and
 # the wsr-host binary for what it sends), balance's loop against two fake
 # QEMUs, its exposition and its decisions
-$(BUILD)/unit/test_host_qmp $(BUILD)/unit/test_host_report: $(OBJ)/host/qmp.o
+$(BUILD)/unit/test_host_qmp $(BUILD)/unit/test_host_report: $(OBJ)/host/qmp.o $(OBJ)/host/report.o
 $(BUILD)/unit/test_host_client: $(OBJ)/host/client.o $(OBJ)/host/qmp.o $(BUILD)/wsr-host
 $(OBJ)/tests/unit/test_host_client.o: UNIT_DEFS = -DWSR_HOST_BIN='"$(abspath $(BUILD)/wsr-host)"'
 $(BUILD)/unit/test_host_balance: $(HOST_OBJ)
+# balance's view of a VM through QMP and through libvirt
+$(BUILD)/unit/test_host_transport: $(OBJ)/host/transport.o $(OBJ)/host/virt-said.o \
+	$(OBJ)/host/virt.o $(OBJ)/host/qmp.o $(OBJ)/host/report.o
 $(BUILD)/unit/test_host_metrics: $(OBJ)/host/metrics.o
-$(BUILD)/unit/test_host_policy: $(OBJ)/host/policy.o $(OBJ)/host/costaware.o $(OBJ)/host/senpai.o \
-	$(OBJ)/host/baselines.o
-$(BUILD)/unit/test_host_baselines: $(OBJ)/host/baselines.o $(OBJ)/host/hostmem.o \
+$(BUILD)/unit/test_host_policy: $(OBJ)/host/policy.o $(OBJ)/host/report.o $(OBJ)/host/costaware.o \
+	$(OBJ)/host/senpai.o $(OBJ)/host/baselines.o
+$(BUILD)/unit/test_host_baselines: $(OBJ)/host/baselines.o $(OBJ)/host/report.o $(OBJ)/host/hostmem.o \
 	$(OBJ)/host/policy.o $(OBJ)/host/costaware.o $(OBJ)/host/senpai.o
 $(BUILD)/unit/test_host_senpai: $(OBJ)/host/senpai.o
 # balance's command line against docs/policies.md's table of knobs
-$(BUILD)/unit/test_host_args: $(OBJ)/host/balance-args.o $(OBJ)/host/metrics.o \
+$(BUILD)/unit/test_host_args: $(OBJ)/host/balance-args.o $(OBJ)/host/report.o $(OBJ)/host/metrics.o \
 	$(OBJ)/host/policy.o $(OBJ)/host/costaware.o $(OBJ)/host/senpai.o $(OBJ)/host/baselines.o
 $(OBJ)/tests/unit/test_host_args.o: UNIT_DEFS = -DWSR_SRC_ROOT='"$(CURDIR)"'
 

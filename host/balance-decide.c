@@ -101,10 +101,10 @@ static int bins_configured(struct balance *b, const struct ws_report *r)
 	__u32 n, i;
 
 	for (n = 0; n < r->nr_nodes; n++) {
-		if (r->nodes[n].nr_bins != b->cfg->nr_intervals + 1)
+		if (r->nodes[n].hist.nr_bins != b->cfg->nr_intervals + 1)
 			return 0;
 		for (i = 0; i < b->cfg->nr_intervals; i++)
-			if (r->nodes[n].bins[i].idle_le_ms != b->cfg->intervals[i])
+			if (r->nodes[n].hist.bound_ms[i] != b->cfg->intervals[i])
 				return 0;
 	}
 	return 1;
@@ -125,52 +125,59 @@ static void vm_guest_reset(struct vm *v)
 	v->unseen_reclaims = 0;
 }
 
-void on_event(struct balance *b, struct vm *v, const struct qmp_msg *m)
+/* a report: decided on as it comes */
+static void on_report(struct balance *b, struct vm *v, const struct ws_report *r)
 {
-	const char *name = qmp_event_name(m->obj);
-	struct json_object *data, *actual;
-	struct ws_report r;
 	unsigned int lost;
 
-	if (!strcmp(name, "RESET")) {
+	/*
+	 * Still decided on: a reclaim report is one whatever its bins, and
+	 * the policies read bins they cannot split at T as busy (no
+	 * inflation)
+	 */
+	if (v->configured && !bins_configured(b, r)) {
+		say(v, "%s", "a report with other bins than balance configured (the guest's "
+		    "driver was reset?): configuring its working-set reporting again");
+		v->configured = 0;
+		/* the driver is there (it reported): no need to wait for the tick */
+		v->queued |= 1u << OP_CONFIG;
+	}
+	/* a reclaim report not decided on yet is not lost with it */
+	if (v->new_report && v->report.cause == WSR_CAUSE_RECLAIM)
+		v->unseen_reclaims++;
+	lost = missed_reclaims(v, r);
+	v->missed += lost;
+	v->unseen_reclaims += lost;
+	v->report = *r;
+	v->have_report = v->new_report = v->pending = 1;
+	v->report_ms = now_ms();
+	v->reports[v->report.cause]++;
+	/* every event decided on as it comes, not only the last of a read */
+	if (!b->exiting)
+		vm_decide(b, v);
+}
+
+void on_event(struct balance *b, struct vm *v, const struct vm_said *s)
+{
+	switch (s->kind) {
+	case SAID_RESET:
 		vm_guest_reset(v);
-	} else if (v->arg->libvirt && !strcmp(name, VIRT_EVENT_STOPPED)) {
-		vm_gone(b, v, "libvirt: the domain stopped");
-	} else if (!strcmp(name, "WORKING_SET_EVENT")) {
-		if (qmp_report_parse(m->obj, &r)) {
-			say(v, "%s", "a WORKING_SET_EVENT without a well-formed report, ignored");
-			return;
-		}
-		/*
-		 * Still decided on: a reclaim report is one whatever its
-		 * bins, and the policies read bins they cannot split at T
-		 * as busy (no inflation)
-		 */
-		if (v->configured && !bins_configured(b, &r)) {
-			say(v, "%s", "a report with other bins than balance configured (the guest's "
-			    "driver was reset?): configuring its working-set reporting again");
-			v->configured = 0;
-			/* the driver is there (it reported): no need to wait for the tick */
-			v->queued |= 1u << OP_CONFIG;
-		}
-		/* a reclaim report not decided on yet is not lost with it */
-		if (v->new_report && v->report.cause == WSR_CAUSE_RECLAIM)
-			v->unseen_reclaims++;
-		lost = missed_reclaims(v, &r);
-		v->missed += lost;
-		v->unseen_reclaims += lost;
-		v->report = r;
-		v->have_report = v->new_report = v->pending = 1;
-		v->report_ms = now_ms();
-		v->reports[v->report.cause]++;
-		/* every event decided on as it comes, not only the last of a read */
-		if (!b->exiting)
-			vm_decide(b, v);
-	} else if (!strcmp(name, "BALLOON_CHANGE") &&
-		   json_object_object_get_ex(m->obj, "data", &data) &&
-		   json_object_object_get_ex(data, "actual", &actual) &&
-		   json_object_get_int64(actual) > 0) {
-		vm_actual(b, v, (__u64)json_object_get_int64(actual));
+		break;
+	case SAID_STOPPED:
+		if (v->arg->libvirt)
+			vm_gone(b, v, "libvirt: the domain stopped");
+		break;
+	case SAID_BAD_REPORT:
+		say(v, "a WORKING_SET_EVENT without a well-formed report, ignored: %s", s->desc);
+		break;
+	case SAID_REPORT:
+		on_report(b, v, &s->report);
+		break;
+	case SAID_ACTUAL:
+		vm_actual(b, v, s->actual);
+		break;
+	default:
+		break;
 	}
 }
 
@@ -235,16 +242,11 @@ static __u64 shifted(__u64 size, __u64 old, __u64 ram)
  * what is plugged (pc-dimm, virtio-mem), which QEMU's balloon counts in
  * the guest's size.  A malformed answer changes nothing.
  */
-void vm_memsize(struct vm *v, const struct qmp_msg *r)
+void vm_memsize(struct vm *v, const struct vm_said *s)
 {
-	struct json_object *ret;
-	__u64 base, plugged = 0;
+	__u64 base = s->base, plugged = s->plugged;
 
-	if (qmp_return_u64(r->obj, "base-memory", &base) || !base ||
-	    (json_object_object_get_ex(r->obj, "return", &ret) &&
-	     json_object_object_get_ex(ret, "plugged-memory", NULL) &&
-	     qmp_return_u64(r->obj, "plugged-memory", &plugged)) ||
-	    plugged > ~0ULL - base) {
+	if (!s->valid) {
 		say_once(v, "%s", "query-memory-size-summary: no well-formed base-memory and "
 			 "plugged-memory in its answer, ignored");
 		return;

@@ -15,28 +15,13 @@
 #include "baselines.h"
 #include "client.h"
 #include "policy.h"
+#include "transport.h"
 
 #define MIB (1ULL << 20)
 
-/* the commands a VM is sent, each queued at most once */
-enum op {
-	OP_BALLOON,	/* first: a decision goes before any read queued */
-	/*
-	 * before the balloon's size: memory plugged since the last tick
-	 * moves the size as much, and is known to be no one's target
-	 */
-	OP_MEMSIZE,
-	OP_QUERY,	/* next: after a balloon, where it starts from */
-	OP_STATS_ON,
-	OP_CONFIG,
-	OP_STATS,
-	OP_REQUEST,
-	NR_OPS,
-};
-
 enum vm_state {
 	VM_DOWN,	/* no socket; connect at next_connect */
-	VM_GREETING,	/* connected, QEMU's greeting awaited */
+	VM_GREETING,	/* connected, QEMU's greeting (libvirt's domain) awaited */
 	VM_CAPS,	/* qmp_capabilities sent, its reply awaited */
 	VM_UP,		/* commands go */
 };
@@ -153,10 +138,10 @@ void vm_step(struct balance *b, struct vm *v, double *next);
 
 /* balance-decide.c: what a VM says (events, sizes) and the decisions on it */
 void vm_actual(struct balance *b, struct vm *v, __u64 a);
-void on_event(struct balance *b, struct vm *v, const struct qmp_msg *m);
+void on_event(struct balance *b, struct vm *v, const struct vm_said *s);
 void log_decision(struct balance *b, const struct vm *v, const struct policy_decision *d,
 		  __u64 target);
-void vm_memsize(struct vm *v, const struct qmp_msg *r);
+void vm_memsize(struct vm *v, const struct vm_said *s);
 void vm_decide(struct balance *b, struct vm *v);
 
 /* balance-list.c: the listing thread (--connect alone) and what it wrote */

@@ -142,13 +142,6 @@ static void vm_closed(struct balance *b, struct vm *v)
 		vm_gone(b, v, "QEMU closed the socket");
 }
 
-static const char *refusal(const struct qmp_msg *r)
-{
-	const char *d = qmp_error_desc(r->obj);
-
-	return d ? d : "no reason given";
-}
-
 static char *op_cmd(struct balance *b, const struct vm *v, enum op op)
 {
 	switch (op) {
@@ -185,7 +178,10 @@ static void vm_send_next(struct balance *b, struct vm *v)
 		;
 	v->queued &= ~(1u << op);
 	errno = ENOMEM;
-	if (qmp_queue(&v->q, op_cmd(b, v, op))) {
+	if (v->arg->libvirt ? virt_send(v->q.fd, op, op == OP_BALLOON ? v->balloon_to :
+					op == OP_STATS_ON ? b->cfg->stats_s : 0,
+					op_cmd(b, v, op)) :
+	    qmp_queue(&v->q, op_cmd(b, v, op))) {
 		if (errno == EPIPE || errno == ECONNRESET) {
 			vm_closed(b, v);
 			return;
@@ -225,12 +221,12 @@ static void vm_tick(struct balance *b, struct vm *v)
 }
 
 /* query-memory-size-summary's reply */
-static void reply_memsize(struct balance *b, struct vm *v, const struct qmp_msg *r, int ok)
+static void reply_memsize(struct balance *b, struct vm *v, const struct vm_said *r)
 {
-	if (ok)
+	if (r->ok)
 		vm_memsize(v, r);
 	else
-		say_once(v, "query-memory-size-summary refused: %s", refusal(r));
+		say_once(v, "query-memory-size-summary refused: %s", r->desc);
 	/* on exit, a VM reconnected since its last read is deflated to what it has now */
 	if (v->exit_deflate && !(v->queued & (1u << OP_BALLOON))) {
 		if (v->ram) {
@@ -244,10 +240,10 @@ static void reply_memsize(struct balance *b, struct vm *v, const struct qmp_msg 
 }
 
 /* the balloon command's reply: a decision's target taken, or the exit's */
-static void reply_balloon(struct balance *b, struct vm *v, const struct qmp_msg *r, int ok)
+static void reply_balloon(struct balance *b, struct vm *v, const struct vm_said *r)
 {
-	if (!ok) {
-		say(v, "QMP balloon refused: %s", refusal(r));
+	if (!r->ok) {
+		say(v, "QMP balloon refused: %s", r->desc);
 		if (v->exit_inflight)
 			exit_not_deflated(b, v, "its balloon command was refused");
 	} else if (v->exit_inflight) {
@@ -272,36 +268,36 @@ static void reply_balloon(struct balance *b, struct vm *v, const struct qmp_msg 
 }
 
 /* the reply to the command in flight */
-static void vm_reply(struct balance *b, struct vm *v, const struct qmp_msg *r)
+static void vm_reply(struct balance *b, struct vm *v, const struct vm_said *r)
 {
-	int ok = qmp_kind(r->obj) == QMP_RETURN;
-	__u64 upd, n;
+	int ok = r->ok;
 
 	v->busy = 0;
 	switch (v->inflight) {
 	case OP_MEMSIZE:
-		reply_memsize(b, v, r, ok);
+		reply_memsize(b, v, r);
 		break;
 	case OP_STATS_ON:
 		if (!ok)
-			say_once(v, "guest-stats-polling-interval refused: %s", refusal(r));
+			say_once(v, "guest-stats-polling-interval refused: %s", r->desc);
 		v->stats_on = ok;
 		break;
 	case OP_CONFIG:
 		if (!ok)
-			say_once(v, "working-set-config refused (retrying): %s", refusal(r));
+			say_once(v, "working-set-config refused (retrying): %s", r->desc);
 		else
 			say(v, "%s", "working-set reporting configured");
 		v->configured = ok;
 		break;
 	case OP_QUERY:
-		if (ok && !qmp_return_u64(r->obj, "actual", &n))
-			vm_actual(b, v, n);
+		if (ok && r->valid)
+			vm_actual(b, v, r->actual);
 		break;
 	case OP_STATS:
-		if (ok && !qmp_stats_parse(r->obj, &v->stats, &upd) && upd &&
-		    upd != v->stats_update) {
-			v->stats_update = upd;
+		if (ok && r->valid)
+			v->stats = r->stats;
+		if (ok && r->valid && r->stats_update && r->stats_update != v->stats_update) {
+			v->stats_update = r->stats_update;
 			v->have_stats = v->new_stats = 1;
 			v->stats_ms = now_ms();
 		}
@@ -309,7 +305,7 @@ static void vm_reply(struct balance *b, struct vm *v, const struct qmp_msg *r)
 	case OP_REQUEST:
 		break;
 	case OP_BALLOON:
-		reply_balloon(b, v, r, ok);
+		reply_balloon(b, v, r);
 		break;
 	default:
 		break;
@@ -325,58 +321,80 @@ static void vm_reply(struct balance *b, struct vm *v, const struct qmp_msg *r)
 	}
 }
 
-static void vm_msg(struct balance *b, struct vm *v, const struct qmp_msg *m)
+/* the VM is there (QMP's capabilities taken, libvirt's domain found): commands go */
+static void vm_up(struct vm *v)
 {
-	enum qmp_kind k = qmp_kind(m->obj);
+	v->state = VM_UP;
+	v->ref_valid = 0;
+	/* balance's target may be gone with the QEMU that had it */
+	v->target = 0;
+	if (!v->down_logged)
+		say(v, "connected to %s", v->arg->sock);
+	v->next_tick = v->next_request = now_ms();
+	/* reached on exit: its RAM read again, then its deflation (vm_reply) */
+	if (v->exit_deflate)
+		v->queued = 1u << OP_MEMSIZE;
+}
 
+/* before the VM is up: its greeting, or why it cannot be had */
+static void vm_greeting(struct balance *b, struct vm *v, const struct vm_said *s)
+{
+	/* libvirt's answer when the domain cannot be had (virt.c) */
+	if (s->kind == SAID_REPLY && !s->ok) {
+		/* a domain that is not running has no guest left squeezed */
+		if (strstr(s->desc, "domain not running") || strstr(s->desc, "no such domain"))
+			vm_gone(b, v, s->desc);
+		else
+			vm_fail(b, v, s->desc);
+		return;
+	}
+	if (s->kind != SAID_GREETING) {
+		vm_fail(b, v, "no QMP greeting");
+		return;
+	}
+	/* libvirt negotiated QMP's capabilities when it started QEMU */
+	if (v->arg->libvirt) {
+		vm_up(v);
+		return;
+	}
+	if (qmp_queue(&v->q, qmp_cmd("qmp_capabilities"))) {
+		vm_fail(b, v, "cannot send qmp_capabilities");
+		return;
+	}
+	v->state = VM_CAPS;
+	v->deadline = now_ms() + (double)b->cfg->qmp_timeout_ms;
+}
+
+/* what the VM said, through either transport (transport.h) */
+static void vm_said(struct balance *b, struct vm *v, const struct vm_said *s)
+{
+	int event = s->kind != SAID_REPLY && s->kind != SAID_GREETING &&
+		    s->kind != SAID_BROKEN && s->kind != SAID_OTHER;
+
+	if (s->kind == SAID_BROKEN) {
+		vm_fail(b, v, s->desc);
+		return;
+	}
 	switch (v->state) {
 	case VM_GREETING:
-		/* libvirt's answer when the domain cannot be had (virt.c) */
-		if (k == QMP_ERROR && qmp_error_desc(m->obj)) {
-			/* a domain that is not running has no guest left squeezed */
-			if (strstr(qmp_error_desc(m->obj), "domain not running") ||
-			    strstr(qmp_error_desc(m->obj), "no such domain"))
-				vm_gone(b, v, qmp_error_desc(m->obj));
-			else
-				vm_fail(b, v, qmp_error_desc(m->obj));
-			return;
-		}
-		if (k != QMP_GREETING) {
-			vm_fail(b, v, "no QMP greeting");
-			return;
-		}
-		if (qmp_queue(&v->q, qmp_cmd("qmp_capabilities"))) {
-			vm_fail(b, v, "cannot send qmp_capabilities");
-			return;
-		}
-		v->state = VM_CAPS;
-		v->deadline = now_ms() + (double)b->cfg->qmp_timeout_ms;
+		vm_greeting(b, v, s);
 		return;
 	case VM_CAPS:
-		if (k == QMP_EVENT)
+		if (event)
 			return;
-		if (k != QMP_RETURN) {
+		if (s->kind != SAID_REPLY || !s->ok) {
 			vm_fail(b, v, "qmp_capabilities refused");
 			return;
 		}
-		v->state = VM_UP;
-		v->ref_valid = 0;
-		/* balance's target may be gone with the QEMU that had it */
-		v->target = 0;
-		if (!v->down_logged)
-			say(v, "connected to %s", v->arg->sock);
-		v->next_tick = v->next_request = now_ms();
-		/* reached on exit: its RAM read again, then its deflation (vm_reply) */
-		if (v->exit_deflate)
-			v->queued = 1u << OP_MEMSIZE;
+		vm_up(v);
 		return;
 	case VM_UP:
-		if (k == QMP_EVENT)
-			on_event(b, v, m);
-		else if ((k == QMP_RETURN || k == QMP_ERROR) && !v->busy)
+		if (event)
+			on_event(b, v, s);
+		else if (s->kind == SAID_REPLY && !v->busy)
 			vm_fail(b, v, "a reply to no command");
-		else if (k == QMP_RETURN || k == QMP_ERROR)
-			vm_reply(b, v, m);
+		else if (s->kind == SAID_REPLY)
+			vm_reply(b, v, s);
 		return;
 	default:
 		return;
@@ -390,12 +408,15 @@ static void vm_connect(struct balance *b, struct vm *v)
 
 	if (v->arg->libvirt) {
 		/* the thread's own connection: its answer, greeting or error, comes on fd */
-		fd = virt_open(b->cfg->connect, v->arg->sock, b->cfg->device, 1, err, sizeof(err));
-		if (fd < 0 || qmp_adopt_nb(&v->q, fd, STREAM_MAX, err, sizeof(err))) {
+		fd = virt_open_said(b->cfg->connect, v->arg->sock, b->cfg->device, err, sizeof(err));
+		if (fd < 0) {
 			snprintf(why, sizeof(why), "libvirt: %s", err);
 			vm_fail(b, v, why);
 			return;
 		}
+		/* its records need no stream: qmp_close() closes the descriptor */
+		memset(&v->q, 0, sizeof(v->q));
+		v->q.fd = fd;
 	} else if (qmp_open_nb(&v->q, v->arg->sock, STREAM_MAX, err, sizeof(err))) {
 		snprintf(why, sizeof(why), "cannot talk QMP: %s", err);
 		vm_gone(b, v, why);
@@ -405,12 +426,38 @@ static void vm_connect(struct balance *b, struct vm *v)
 	v->deadline = now_ms() + (double)b->cfg->qmp_timeout_ms;
 }
 
+/* libvirt's thread's records, as they came */
+static void vm_io_said(struct balance *b, struct vm *v)
+{
+	struct vm_said s;
+	char err[128];
+	int r = -EAGAIN;
+
+	while (v->state != VM_DOWN && (r = virt_recv_said(v->q.fd, &s)) > 0)
+		vm_said(b, v, &s);
+	if (v->state == VM_DOWN || r == -EAGAIN)
+		return;
+	if (!r) {
+		vm_closed(b, v);
+		return;
+	}
+	snprintf(err, sizeof(err), "cannot read libvirt's thread: %s", strerror(-r));
+	vm_fail(b, v, err);
+}
+
 /* after poll(): send what waits, read what came, take every whole message */
 void vm_io(struct balance *b, struct vm *v, short revents)
 {
 	const struct qmp_msg *m;
+	struct vm_said s;
 	char err[128];
 	int r = 0;
+
+	if (v->arg->libvirt) {
+		if (revents & (POLLIN | POLLHUP | POLLERR))
+			vm_io_said(b, v);
+		return;
+	}
 
 	if ((revents & POLLOUT) && qmp_flush(&v->q)) {
 		snprintf(err, sizeof(err), "cannot send: %s", strerror(errno));
@@ -430,8 +477,10 @@ void vm_io(struct balance *b, struct vm *v, short revents)
 			vm_fail(b, v, err);
 		return;
 	}
-	while (v->state != VM_DOWN && (r = qmp_stream_next(&v->q.s, &m)) > 0)
-		vm_msg(b, v, m);
+	while (v->state != VM_DOWN && (r = qmp_stream_next(&v->q.s, &m)) > 0) {
+		said_from_qmp(m->obj, v->busy ? v->inflight : NR_OPS, &s);
+		vm_said(b, v, &s);
+	}
 	if (v->state != VM_DOWN && r < 0)
 		vm_fail(b, v, "QEMU sent what is not JSON");
 }

@@ -45,9 +45,9 @@ static __u64 ws_bytes(const struct ws_report *r)
 	__u32 n, b;
 
 	for (n = 0; r && n < r->nr_nodes; n++)
-		for (b = 0; b < r->nodes[n].nr_bins; b++)
-			if (r->nodes[n].bins[b].idle_le_ms <= COST_WS_MS)
-				sum += r->nodes[n].bins[b].anon + r->nodes[n].bins[b].file;
+		for (b = 0; b < r->nodes[n].hist.nr_bins; b++)
+			if (r->nodes[n].hist.bound_ms[b] <= COST_WS_MS)
+				sum += r->nodes[n].hist.anon[b] + r->nodes[n].hist.file[b];
 	return sum;
 }
 

@@ -24,12 +24,12 @@ static void bins(FILE *f, const struct metrics_vm *v)
 	int t;
 
 	for (n = 0; n < r->nr_nodes; n++)
-		for (b = 0; b < r->nodes[n].nr_bins; b++)
+		for (b = 0; b < r->nodes[n].hist.nr_bins; b++)
 			for (t = 0; t < 2; t++) {
-				const struct ws_bin *bin = &r->nodes[n].bins[b];
+				const struct wsr_hist *h = &r->nodes[n].hist;
 
 				wsr_prom_ws_sample(f, "vm", v->name, r->nodes[n].id, t,
-						   bin->idle_le_ms, t ? bin->file : bin->anon);
+						   h->bound_ms[b], t ? h->file[b] : h->anon[b]);
 			}
 }
 

@@ -70,54 +70,6 @@ const char *policy_kind_name(enum policy_kind kind)
 	return kind <= POLICY_PROXMOX ? kind_names[kind] : "?";
 }
 
-__u64 ws_report_hot(const struct ws_report *r, __u64 idle_ms)
-{
-	__u64 sum = 0;
-	__u32 n, b;
-
-	for (n = 0; n < r->nr_nodes; n++) {
-		const struct ws_node *node = &r->nodes[n];
-
-		/* every bin up to the first whose bound reaches T */
-		for (b = 0; b < node->nr_bins; b++) {
-			sum += node->bins[b].anon + node->bins[b].file;
-			if (node->bins[b].idle_le_ms >= idle_ms)
-				break;
-		}
-	}
-	return sum;
-}
-
-__u64 ws_report_kept(const struct ws_report *r, __u64 idle_ms)
-{
-	__u64 sum = ws_report_hot(r, idle_ms);
-	__u32 n, b;
-
-	if (!r->ext.known || r->ext.anon_reclaimable)
-		return sum;
-	for (n = 0; n < r->nr_nodes; n++) {
-		const struct ws_node *node = &r->nodes[n];
-
-		/* the anon of the bins past the one that holds T */
-		for (b = 0; b < node->nr_bins && node->bins[b].idle_le_ms < idle_ms; b++)
-			;
-		for (b++; b < node->nr_bins; b++)
-			sum += node->bins[b].anon;
-	}
-	return sum;
-}
-
-__u64 ws_report_total(const struct ws_report *r)
-{
-	__u64 sum = 0;
-	__u32 n, b;
-
-	for (n = 0; n < r->nr_nodes; n++)
-		for (b = 0; b < r->nodes[n].nr_bins; b++)
-			sum += r->nodes[n].bins[b].anon + r->nodes[n].bins[b].file;
-	return sum;
-}
-
 /* the largest target: the RAM, or the ceiling below it */
 static __u64 top(const struct policy_knobs *k, const struct policy_input *in)
 {
@@ -362,6 +314,63 @@ static void decide_ws(const struct policy_knobs *k, struct policy_state *st,
 #define PRESSURE_FAULT_US 1000ULL
 
 /*
+ * pressure on a guest that cannot swap: never below what it cannot give
+ * up.  0 and *lo raised to it, or -1 (d says wait-stats): stats from
+ * before the balloon last moved count what it took as still free, and
+ * the need from them would undo every probe.
+ */
+static int pressure_swapless_floor(const struct policy_knobs *k, struct policy_state *st,
+				   const struct policy_input *in, struct policy_decision *d,
+				   __u64 *lo)
+{
+	const struct ws_report *r = in->report;
+	__u64 free;
+
+	if (stats_stale(k, st, in)) {
+		keep(d, "wait-stats");
+		return -1;
+	}
+	free = stats_free(k, st, in);
+	d->hot = ws_report_kept(r, k->idle_ms);
+	d->other = in->actual > ws_report_total(r) + free ? in->actual - ws_report_total(r) - free
+							    : 0;
+	*lo = clamp(k, in, d->hot + k->headroom + d->other);
+	return 0;
+}
+
+/*
+ * Senpai started (again when its stall's source changed) between @lo and
+ * @hi.  Senpai starts a cgroup's memory.high at its memory.current: the
+ * guest's is what it holds less what is free (fresh stats).  Starting at
+ * its size instead would spend the first probes, 1% per 30 s, on free
+ * memory that free page reporting already gives back.  Not a guest
+ * without swap (@swapless): memory.high throttles a cgroup that grows
+ * past it, but the balloon is a hard limit, and such a guest, still
+ * growing, was OOM-killed seconds after the start (the bench, set 2, G);
+ * it starts at its size (@cur) and is probed down from there.  Only a
+ * report says whether a guest can swap: until one does, it is taken as
+ * one that cannot (G, started on its stats' faults a second after boot,
+ * was killed again so).
+ */
+static void pressure_start(const struct policy_knobs *k, struct policy_state *st,
+			   const struct policy_input *in, const struct senpai_knobs *sk,
+			   __u64 cur, __u64 lo, __u64 hi, __u64 total, int from_stats,
+			   int swapless)
+{
+	const struct ws_report *r = in->report;
+	__u64 used = cur, spare = 0;
+
+	if (!swapless && r && r->ext.known && r->ext.anon_reclaimable)
+		spare = stats_free(k, st, in);
+	if (spare && in->actual > spare)
+		used = in->actual - spare;
+	senpai_start(sk, &st->sp, used < lo ? lo : used > hi ? hi : used, total);
+	st->sp_started = 1;
+	st->sp_from_stats = from_stats;
+	st->next_tick_ms = in->now_ms + (double)k->pressure_tick_ms;
+}
+
+/*
  * pressure: oomd's Senpai (senpai.c) moves the target.  Its tick is
  * --pressure-tick-ms apart whatever the decisions' pace; its limit never
  * goes below the floor, nor, on a guest whose anon cannot be reclaimed
@@ -371,7 +380,7 @@ static void decide_pressure(const struct policy_knobs *k, struct policy_state *s
 			    const struct policy_input *in, struct policy_decision *d)
 {
 	const struct ws_report *r = in->report;
-	__u64 cur = in->target ? in->target : in->actual, total, pages, lo, hi, t, free = 0;
+	__u64 cur = in->target ? in->target : in->actual, total, pages, lo, hi, t;
 	struct senpai_knobs sk;
 	int from_stats, swapless = 0;
 	double f;
@@ -397,49 +406,12 @@ static void decide_pressure(const struct policy_knobs *k, struct policy_state *s
 	}
 	lo = clamp(k, in, 0);
 	if (r && r->ext.known && !r->ext.anon_reclaimable) {
-		/*
-		 * no swap: never below what the guest cannot give up.  Stats
-		 * from before the balloon last moved count what it took as
-		 * still free: the need from them would undo every probe.
-		 */
-		if (stats_stale(k, st, in)) {
-			keep(d, "wait-stats");
+		if (pressure_swapless_floor(k, st, in, d, &lo))
 			return;
-		}
-		free = stats_free(k, st, in);
-		d->hot = ws_report_kept(r, k->idle_ms);
-		d->other = in->actual > ws_report_total(r) + free ?
-			   in->actual - ws_report_total(r) - free : 0;
-		lo = clamp(k, in, d->hot + k->headroom + d->other);
 		swapless = 1;
 	}
-	if (!st->sp_started || from_stats != st->sp_from_stats) {
-		/*
-		 * Senpai starts a cgroup's memory.high at its memory.current:
-		 * the guest's is what it holds less what is free (fresh
-		 * stats).  Starting at its size instead would spend the first
-		 * probes, 1% per 30 s, on free memory that free page
-		 * reporting already gives back.  Not a guest without swap:
-		 * memory.high throttles a cgroup that grows past it, but the
-		 * balloon is a hard limit, and such a guest, still growing,
-		 * was OOM-killed seconds after the start (the bench, set 2,
-		 * G); it starts at its size and is probed down from there.
-		 * Only a report says whether a guest can swap: until one
-		 * does, it is taken as one that cannot (G, started on its
-		 * stats' faults a second after boot, was killed again so).
-		 */
-		__u64 used = cur, spare = 0;
-
-		if (!swapless && r && r->ext.known && r->ext.anon_reclaimable)
-			spare = stats_free(k, st, in);
-
-		if (spare && in->actual > spare)
-			used = in->actual - spare;
-		senpai_start(&sk, &st->sp, used < lo ? lo : used > hi ? hi : used, total);
-		st->sp_started = 1;
-		st->sp_from_stats = from_stats;
-		st->next_tick_ms = in->now_ms + (double)k->pressure_tick_ms;
-	}
+	if (!st->sp_started || from_stats != st->sp_from_stats)
+		pressure_start(k, st, in, &sk, cur, lo, hi, total, from_stats, swapless);
 	f = 0;
 	if (in->now_ms >= st->next_tick_ms) {
 		st->next_tick_ms += (double)k->pressure_tick_ms;

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* wsr-host's QMP messages: see qmp.h. */
+#include <errno.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include "libwsr.h"
@@ -301,16 +303,6 @@ static struct json_object *report_of(struct json_object *msg)
 	return json_object_is_type(r, json_type_object) ? r : NULL;
 }
 
-int qmp_report_header(struct json_object *msg, const char **cause, __u64 *data_age_ms)
-{
-	struct json_object *r = report_of(msg);
-
-	if (!r)
-		return -1;
-	*cause = string_at(r, "cause");
-	return *cause && !u64_at(r, "data-age-ms", data_age_ms) ? 0 : -1;
-}
-
 /* a boolean member: 0 or 1 into *v, or -1 */
 static int bool_at(struct json_object *obj, const char *key, int *v)
 {
@@ -322,97 +314,156 @@ static int bool_at(struct json_object *obj, const char *key, int *v)
 	return 0;
 }
 
-int qmp_report_ext(struct json_object *msg, struct ws_report_ext *x)
+/* -EINVAL, with why in @err (which may be NULL) */
+static int bad(struct wsr_err *err, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static int bad(struct wsr_err *err, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err) {
+		va_start(ap, fmt);
+		vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+		va_end(ap);
+	}
+	return -EINVAL;
+}
+
+/*
+ * The header a QEMU with the 32-byte wire header adds: all of it into *x
+ * with known 1, or none (an older QEMU): x zeroed, known 0
+ */
+static int parse_ext(struct json_object *r, struct ws_report_ext *x, struct wsr_err *err)
 {
 	static const char *const keys[] = {
 		"incomplete", "anon-reclaimable", "reclaim-seq", "mem-some-us", "mem-full-us",
 	};
-	struct json_object *r = report_of(msg);
-	struct ws_report_ext e = { .known = 1 };
 	unsigned int i, there = 0;
 	__u64 seq;
 
 	memset(x, 0, sizeof(*x));
-	for (i = 0; r && i < sizeof(keys) / sizeof(keys[0]); i++)
+	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
 		there += has_key(r, keys[i]);
 	if (!there)
 		return 0;
-	if (there != sizeof(keys) / sizeof(keys[0]) || bool_at(r, "incomplete", &e.incomplete) ||
-	    bool_at(r, "anon-reclaimable", &e.anon_reclaimable) ||
-	    u64_at(r, "reclaim-seq", &seq) || seq > 0xffffffffULL ||
-	    u64_at(r, "mem-some-us", &e.mem_some_us) || u64_at(r, "mem-full-us", &e.mem_full_us))
-		return -1;
-	e.reclaim_seq = seq;
-	*x = e;
+	if (there != sizeof(keys) / sizeof(keys[0]))
+		return bad(err, "%u of the 5 fields of the 32-byte header, not all", there);
+	if (bool_at(r, "incomplete", &x->incomplete) ||
+	    bool_at(r, "anon-reclaimable", &x->anon_reclaimable))
+		return bad(err, "\"incomplete\" or \"anon-reclaimable\" is not a boolean");
+	if (u64_at(r, "reclaim-seq", &seq) || seq > 0xffffffffULL)
+		return bad(err, "\"reclaim-seq\" is not an integer of 0 to 4294967295");
+	if (u64_at(r, "mem-some-us", &x->mem_some_us) ||
+	    u64_at(r, "mem-full-us", &x->mem_full_us))
+		return bad(err, "\"mem-some-us\" or \"mem-full-us\" is not a non-negative integer");
+	x->reclaim_seq = seq;
+	x->known = 1;
 	return 0;
 }
 
-void qmp_print_report(FILE *f, struct json_object *msg)
+/* the @i-th member of "nodes" into *n */
+static int parse_node(struct json_object *node, size_t i, struct ws_node *n,
+		      struct wsr_err *err)
 {
-	struct json_object *r = report_of(msg), *nodes, *node, *bins, *bin;
-	__u64 id, ms, anon, file, age;
-	struct ws_report_ext x;
-	size_t i, j;
-	const char *cause;
+	static const char *const keys[] = { "idle-age-ms", "anon-bytes", "file-bytes" };
+	struct json_object *bins, *bin;
+	__u64 *fields[3];
+	size_t j, k;
+	__u64 id;
 
-	if (!qmp_report_header(msg, &cause, &age)) {
-		fprintf(f, "cause=%s data_age_ms=%llu\n", cause, (unsigned long long)age);
-		if (!qmp_report_ext(msg, &x) && x.known)
-			fprintf(f, "incomplete=%d anon_reclaimable=%d reclaim_seq=%u "
-				"mem_some_us=%llu mem_full_us=%llu\n", x.incomplete,
-				x.anon_reclaimable, x.reclaim_seq,
-				(unsigned long long)x.mem_some_us,
-				(unsigned long long)x.mem_full_us);
+	if (!json_object_object_get_ex(node, "bins", &bins) ||
+	    !json_object_is_type(bins, json_type_array))
+		return bad(err, "node %zu has no \"bins\" array", i);
+	if (u64_at(node, "node-id", &id) || id >= WSR_MAX_NODES)
+		return bad(err, "node %zu: \"node-id\" is not an integer of 0 to %d", i,
+			   WSR_MAX_NODES - 1);
+	if (json_object_array_length(bins) > WSR_MAX_BINS)
+		return bad(err, "node %zu: %zu bins, more than %d", i,
+			   json_object_array_length(bins), WSR_MAX_BINS);
+	n->id = id;
+	n->hist.nr_bins = json_object_array_length(bins);
+	for (j = 0; j < n->hist.nr_bins; j++) {
+		bin = json_object_array_get_idx(bins, j);
+		fields[0] = &n->hist.bound_ms[j];
+		fields[1] = &n->hist.anon[j];
+		fields[2] = &n->hist.file[j];
+		for (k = 0; k < 3; k++)
+			if (u64_at(bin, keys[k], fields[k]))
+				return bad(err, "node %zu, bin %zu: \"%s\" is not a non-negative "
+					   "integer", i, j, keys[k]);
 	}
-	if (!r || !json_object_object_get_ex(r, "nodes", &nodes) ||
-	    !json_object_is_type(nodes, json_type_array))
-		return;
-	for (i = 0; i < json_object_array_length(nodes); i++) {
-		node = json_object_array_get_idx(nodes, i);
-		if (!json_object_object_get_ex(node, "bins", &bins) ||
-		    !json_object_is_type(bins, json_type_array) || u64_at(node, "node-id", &id))
-			return;
-		fprintf(f, "N%llu\n", (unsigned long long)id);
-		for (j = 0; j < json_object_array_length(bins); j++) {
-			bin = json_object_array_get_idx(bins, j);
-			if (u64_at(bin, "idle-age-ms", &ms) || u64_at(bin, "anon-bytes", &anon) ||
-			    u64_at(bin, "file-bytes", &file))
-				return;
-			fprintf(f, "%llu anon=%llu file=%llu\n", (unsigned long long)ms,
-				(unsigned long long)(anon / WSR_PAGE_SIZE),
-				(unsigned long long)(file / WSR_PAGE_SIZE));
-		}
-	}
+	return 0;
 }
 
-void qmp_print_json(FILE *f, const struct qmp_msg *msg)
+int qmp_report_parse(struct json_object *msg, struct ws_report *out, struct wsr_err *err)
 {
-	struct ws_report_ext x;
-	const char *cause;
-	__u64 age;
+	struct json_object *r = report_of(msg);
 
+	if (!r)
+		return bad(err, "no report: neither a reply's \"return\" object nor an event's "
+			   "\"data\"");
+	return qmp_report_parse_data(r, out, err);
+}
+
+int qmp_report_parse_data(struct json_object *r, struct ws_report *out, struct wsr_err *err)
+{
+	struct ws_report rep = {};
+	struct json_object *nodes;
+	const char *cause;
+	size_t i;
+	int ret;
+
+	if (!json_object_is_type(r, json_type_object))
+		return bad(err, "no report: the event's \"data\" is not an object");
+	/* QEMU's property before the guest's first report */
+	if (!has_key(r, "cause") && !has_key(r, "data-age-ms")) {
+		bad(err, "no report yet: neither \"cause\" nor \"data-age-ms\"");
+		return -ENOENT;
+	}
+	cause = string_at(r, "cause");
+	/* the wire's two causes, by their QMP names */
+	rep.cause = cause ? wsr_cause_by_name(cause) : -1;
+	if (rep.cause != WSR_CAUSE_REQUEST && rep.cause != WSR_CAUSE_RECLAIM)
+		return bad(err, "\"cause\" is not \"request\" or \"reclaim\"");
+	if (u64_at(r, "data-age-ms", &rep.data_age_ms))
+		return bad(err, "\"data-age-ms\" is not a non-negative integer");
+	ret = parse_ext(r, &rep.ext, err);
+	if (ret)
+		return ret;
+	if (!json_object_object_get_ex(r, "nodes", &nodes) ||
+	    !json_object_is_type(nodes, json_type_array))
+		return bad(err, "no \"nodes\" array");
+	if (json_object_array_length(nodes) > WSR_MAX_NODES)
+		return bad(err, "%zu nodes, more than %d", json_object_array_length(nodes),
+			   WSR_MAX_NODES);
+	rep.nr_nodes = json_object_array_length(nodes);
+	for (i = 0; i < rep.nr_nodes; i++) {
+		ret = parse_node(json_object_array_get_idx(nodes, i), i, &rep.nodes[i], err);
+		if (ret)
+			return ret;
+	}
+	*out = rep;
+	return 0;
+}
+
+void qmp_print_json(FILE *f, const struct qmp_msg *msg, const struct ws_report *r)
+{
 	if (!json_object_is_type(msg->obj, json_type_object)) {
 		fwrite(msg->raw, 1, msg->len, f);
 		return;
 	}
-	if (qmp_report_header(msg->obj, &cause, &age)) {
+	if (!r)
 		fputs("{\"cause\": null, \"data_age_ms\": null", f);
-		x.known = 0;
-	} else {
-		fputs("{\"cause\": ", f);
-		/* QEMU's string, escaped again by json-c */
-		if (wsr_json_print(f, json_object_new_string(cause), ""))
-			fputs("null", f);
-		fprintf(f, ", \"data_age_ms\": %llu", (unsigned long long)age);
-		if (qmp_report_ext(msg->obj, &x))
-			x.known = 0;
-	}
-	if (x.known)
+	else
+		fprintf(f, "{\"cause\": \"%s\", \"data_age_ms\": %llu", wsr_cause_name(r->cause),
+			(unsigned long long)r->data_age_ms);
+	if (r && r->ext.known)
 		fprintf(f, ", \"incomplete\": %s, \"anon_reclaimable\": %s, \"reclaim_seq\": %u, "
 			"\"mem_some_us\": %llu, \"mem_full_us\": %llu",
-			x.incomplete ? "true" : "false", x.anon_reclaimable ? "true" : "false",
-			x.reclaim_seq, (unsigned long long)x.mem_some_us,
-			(unsigned long long)x.mem_full_us);
+			r->ext.incomplete ? "true" : "false",
+			r->ext.anon_reclaimable ? "true" : "false", r->ext.reclaim_seq,
+			(unsigned long long)r->ext.mem_some_us,
+			(unsigned long long)r->ext.mem_full_us);
 	else
 		fputs(", \"incomplete\": null, \"anon_reclaimable\": null, \"reclaim_seq\": null, "
 		      "\"mem_some_us\": null, \"mem_full_us\": null", f);
@@ -420,46 +471,6 @@ void qmp_print_json(FILE *f, const struct qmp_msg *msg)
 	if (json_object_object_length(msg->obj))
 		fputs(", ", f);
 	fwrite(msg->raw + 1, 1, msg->len - 1, f);
-}
-
-int qmp_report_parse(struct json_object *msg, struct ws_report *out)
-{
-	struct json_object *r = report_of(msg), *nodes, *node, *bins, *bin;
-	struct ws_report rep = {};
-	const char *cause;
-	size_t i, j;
-	__u64 id;
-
-	if (!r || qmp_report_header(msg, &cause, &rep.data_age_ms) ||
-	    qmp_report_ext(msg, &rep.ext) || !json_object_object_get_ex(r, "nodes", &nodes) ||
-	    !json_object_is_type(nodes, json_type_array) ||
-	    json_object_array_length(nodes) > WSR_MAX_NODES)
-		return -1;
-	/* the wire's two causes, by their QMP names */
-	rep.cause = wsr_cause_by_name(cause);
-	if (rep.cause != WSR_CAUSE_REQUEST && rep.cause != WSR_CAUSE_RECLAIM)
-		return -1;
-	rep.nr_nodes = json_object_array_length(nodes);
-	for (i = 0; i < rep.nr_nodes; i++) {
-		struct ws_node *n = &rep.nodes[i];
-
-		node = json_object_array_get_idx(nodes, i);
-		if (!json_object_object_get_ex(node, "bins", &bins) ||
-		    !json_object_is_type(bins, json_type_array) || u64_at(node, "node-id", &id) ||
-		    id >= WSR_MAX_NODES || json_object_array_length(bins) > WSR_MAX_BINS)
-			return -1;
-		n->id = id;
-		n->nr_bins = json_object_array_length(bins);
-		for (j = 0; j < n->nr_bins; j++) {
-			bin = json_object_array_get_idx(bins, j);
-			if (u64_at(bin, "idle-age-ms", &n->bins[j].idle_le_ms) ||
-			    u64_at(bin, "anon-bytes", &n->bins[j].anon) ||
-			    u64_at(bin, "file-bytes", &n->bins[j].file))
-				return -1;
-		}
-	}
-	*out = rep;
-	return 0;
 }
 
 /* a stat of guest-stats: its bytes, or -1 when the guest gave none (QEMU's -1) */

@@ -2,7 +2,7 @@
 /*
  * wsr-host's QMP messages: the bytes QEMU sends cut into messages with
  * json-c, the messages told apart by their top-level key, the commands
- * built as json-c objects, and the working-set reports printed.  No I/O
+ * built as json-c objects, and the working-set reports read.  No I/O
  * of its own, so that tests/unit/test_host_qmp.c can drive it.
  */
 #ifndef __WSR_HOST_QMP_H
@@ -10,8 +10,8 @@
 
 #include <stdio.h>
 #include <json-c/json.h>
-#include "wsr.h"
-#include "policy.h"
+#include "libwsr.h"
+#include "report.h"
 
 /* one message as QEMU sent it */
 struct qmp_msg {
@@ -91,12 +91,19 @@ int qmp_return_u64(struct json_object *msg, const char *key, __u64 *v);
 
 /*
  * A report (a reply to qom-get of guest-working-set, or a
- * WORKING_SET_EVENT) into *r: 0, or -1 when there is none or a field is
- * missing, of the wrong type, or beyond WSR_MAX_NODES nodes or
- * WSR_MAX_BINS bins, or its cause is not one of the wire's, or its
- * extended header is malformed (qmp_report_ext()).
+ * WORKING_SET_EVENT) into *r: the one reader of a report's JSON, for
+ * show, watch and balance alike.  0; -ENOENT when the message is QEMU's
+ * property before the guest's first report (neither "cause" nor
+ * "data-age-ms"); -EINVAL when there is
+ * no report or a field is missing, of the wrong type, or beyond
+ * WSR_MAX_NODES nodes or WSR_MAX_BINS bins, or the cause is not one of
+ * the wire's, or the 32-byte header's fields are not all there or none.
+ * Either error says why in @err (may be NULL).  *r changes only on
+ * success.
  */
-int qmp_report_parse(struct json_object *msg, struct ws_report *r);
+int qmp_report_parse(struct json_object *msg, struct ws_report *r, struct wsr_err *err);
+/* the same of a report's object itself: an event's "data" (libvirt's) */
+int qmp_report_parse_data(struct json_object *data, struct ws_report *r, struct wsr_err *err);
 
 /*
  * A reply to qom-get of guest-stats into *s (stat-available-memory,
@@ -106,44 +113,16 @@ int qmp_report_parse(struct json_object *msg, struct ws_report *r);
  */
 int qmp_stats_parse(struct json_object *msg, struct ws_stats *s, __u64 *last_update);
 
-/*
- * A report's header, from a reply to qom-get of "guest-working-set"
- * ("return") or a WORKING_SET_EVENT ("data"): why it was sent and how
- * old its data is.  -1 when there is none (the property before the first
- * report).
- */
-int qmp_report_header(struct json_object *msg, const char **cause, __u64 *data_age_ms);
-
-/*
- * The rest of a report's header, which a QEMU with the 32-byte wire
- * header adds: "incomplete", "anon-reclaimable" (booleans),
- * "reclaim-seq" (at most 2^32 - 1), "mem-some-us" and "mem-full-us".
- * All of them into *x with x->known 1, or none (an older QEMU, or the
- * property before the first report): x zeroed, known 0; both return 0.
- * -1 when only some are there, or one is of the wrong type or range.
- */
-int qmp_report_ext(struct json_object *msg, struct ws_report_ext *x);
-
 /* the bytes of @m's text without its line's end (QEMU's "\r\n") */
 int qmp_msg_text_len(const struct qmp_msg *m);
 
 /*
- * "cause=<cause> data_age_ms=<ms>", then, when the report has the
- * extended header, "incomplete=<0|1> anon_reclaimable=<0|1>
- * reclaim_seq=<n> mem_some_us=<us> mem_full_us=<us>" (no such line from
- * an older QEMU), then per node "N<node>" and its bins as "<ms>
- * anon=<pages> file=<pages>", the seed's format: the report's bytes in
- * pages of WSR_PAGE_SIZE (wsr.h), those the guest counted in.  Stops at
- * the first node or bin that lacks a field.
- */
-void qmp_print_report(FILE *f, struct json_object *msg);
-
-/*
  * The message as QEMU sent it, with the report's header first under wsr's
- * names: "cause", "data_age_ms", "incomplete", "anon_reclaimable",
- * "reclaim_seq", "mem_some_us" and "mem_full_us"; null without a report,
- * and the last five null from an older QEMU (or a malformed header).
+ * names, from @r (qmp_report_parse()'s): "cause", "data_age_ms",
+ * "incomplete", "anon_reclaimable", "reclaim_seq", "mem_some_us" and
+ * "mem_full_us"; null with @r NULL (no report), and the last five null
+ * from an older QEMU.
  */
-void qmp_print_json(FILE *f, const struct qmp_msg *msg);
+void qmp_print_json(FILE *f, const struct qmp_msg *msg, const struct ws_report *r);
 
 #endif /* __WSR_HOST_QMP_H */

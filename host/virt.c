@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * wsr-host through libvirt (see virt.h): a thread per domain connection
- * that serves QMP on a socket pair from libvirt's C API.
+ * that serves QMP on a socket pair from libvirt's C API (balance's
+ * records instead: virt-said.c), and the connection's events.
  *
  * The commands go to QEMU's monitor through virDomainQemuMonitorCommand,
  * but for three that libvirt must see, so that its view of the domain
  * stays true: the balloon's target (virDomainSetMemoryFlags), the stats
  * period (virDomainSetMemoryStatsPeriod) and the stats themselves
- * (virDomainMemoryStats), whose replies are given in QEMU's own form.
+ * (virDomainMemoryStats), whose replies the commands get in QEMU's own
+ * form.
  * QEMU's events come through virConnectDomainQemuMonitorEventRegister,
  * and the domain's end and reboots through virConnectDomainEventRegisterAny.
  *
@@ -19,7 +21,6 @@
  * each event without waiting: a peer that does not read loses its
  * connection, not the others' events.
  */
-#define _GNU_SOURCE	/* pipe2() */
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -36,19 +37,7 @@
 #include "libwsr.h"
 #include "qmp.h"
 #include "virt.h"
-
-/* a command line is a few hundred bytes: 1 MiB unended is no client */
-#define CMD_MAX (1UL << 20)
-
-struct bridge {
-	int fd;				/* the thread's end */
-	char *uri, *domain, *device;	/* device: NULL, or the working-set balloon's path */
-	virConnectPtr conn;
-	virDomainPtr dom;
-	pthread_mutex_t wlock;		/* one message at a time on fd */
-	int refs;			/* the thread's and each callback's */
-	int ev_id, life_id, reboot_id;	/* -1: not registered */
-};
+#include "virt-bridge.h"
 
 static pthread_once_t loop_once = PTHREAD_ONCE_INIT;
 static int loop_err;
@@ -81,7 +70,7 @@ static void loop_start(void)
 }
 
 /* the event loop running (started by the first caller): 0, or -1 with @err */
-static int loop_ready(char *err, size_t err_len)
+int bridge_loop_ready(char *err, size_t err_len)
 {
 	pthread_once(&loop_once, loop_start);
 	if (loop_err)
@@ -89,7 +78,7 @@ static int loop_ready(char *err, size_t err_len)
 	return loop_err ? -1 : 0;
 }
 
-static void bridge_put(void *opaque)
+void bridge_put(void *opaque)
 {
 	struct bridge *b = opaque;
 
@@ -135,29 +124,28 @@ out:
 	pthread_mutex_unlock(&b->wlock);
 }
 
-/* {"error":{"class":"GenericError","desc":"libvirt: WHAT: DESC"}} (WHAT "skipped: ...": alone) */
-static char *error_reply_desc(const char *what, const char *why)
+void bridge_desc(char *desc, size_t len, const char *what)
+{
+	if (!strncmp(what, "skipped: ", 9))
+		snprintf(desc, len, "%s", what);
+	else
+		snprintf(desc, len, "libvirt: %s: %s", what, virGetLastErrorMessage());
+}
+
+/* {"error":{"class":"GenericError","desc":bridge_desc()'s}} */
+static char *error_reply(const char *what)
 {
 	struct json_object *o = json_object_new_object(), *e = json_object_new_object();
 	char desc[512];
 	char *s;
 
-	if (!strncmp(what, "skipped: ", 9))
-		snprintf(desc, sizeof(desc), "%s", what);
-	else
-		snprintf(desc, sizeof(desc), "libvirt: %s: %s", what, why);
+	bridge_desc(desc, sizeof(desc), what);
 	json_object_object_add(e, "class", json_object_new_string("GenericError"));
 	json_object_object_add(e, "desc", json_object_new_string(desc));
 	json_object_object_add(o, "error", e);
 	s = strdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
 	json_object_put(o);
 	return s;
-}
-
-/* the same with libvirt's last error */
-static char *error_reply(const char *what)
-{
-	return error_reply_desc(what, virGetLastErrorMessage());
 }
 
 static char *return_reply(struct json_object *ret)
@@ -174,10 +162,16 @@ static char *return_reply(struct json_object *ret)
 static void on_qemu_event(virConnectPtr conn, virDomainPtr dom, const char *event,
 			  long long seconds, unsigned int micros, const char *details, void *opaque)
 {
-	struct json_object *o = json_object_new_object(), *ts = json_object_new_object();
+	struct json_object *o, *ts;
 
 	(void)conn;
 	(void)dom;
+	if (((struct bridge *)opaque)->said) {
+		bridge_said_event(opaque, event, details);
+		return;
+	}
+	o = json_object_new_object();
+	ts = json_object_new_object();
 	json_object_object_add(o, "event", json_object_new_string(event));
 	if (details)
 		json_object_object_add(o, "data", json_tokener_parse(details));
@@ -219,8 +213,11 @@ static int on_lifecycle(virConnectPtr conn, virDomainPtr dom, int event, int det
 	(void)dom;
 	(void)detail;
 	if (event == VIR_DOMAIN_EVENT_STOPPED || event == VIR_DOMAIN_EVENT_CRASHED) {
-		send_event(b, VIRT_EVENT_STOPPED,
-			   event == VIR_DOMAIN_EVENT_STOPPED ? "stopped" : "crashed");
+		if (b->said)
+			bridge_said(b, SAID_STOPPED);
+		else
+			send_event(b, VIRT_EVENT_STOPPED,
+				   event == VIR_DOMAIN_EVENT_STOPPED ? "stopped" : "crashed");
 		shutdown(b->fd, SHUT_RDWR);
 	}
 	return 0;
@@ -231,7 +228,10 @@ static int on_reboot(virConnectPtr conn, virDomainPtr dom, void *opaque)
 {
 	(void)conn;
 	(void)dom;
-	send_event(opaque, "RESET", "libvirt-reboot");
+	if (((struct bridge *)opaque)->said)
+		bridge_said(opaque, SAID_RESET);
+	else
+		send_event(opaque, "RESET", "libvirt-reboot");
 	return 0;
 }
 
@@ -279,7 +279,7 @@ static const char *ws_device(struct bridge *b, char *why, size_t len)
 }
 
 /* the connection, the domain, the events: NULL, or what failed */
-static const char *attach(struct bridge *b, char *why, size_t len)
+const char *bridge_attach(struct bridge *b, char *why, size_t len)
 {
 	if (!(b->conn = virConnectOpen(b->uri)))
 		return "cannot connect";
@@ -322,7 +322,7 @@ static const char *attach(struct bridge *b, char *why, size_t len)
 	return b->device ? ws_device(b, why, len) : NULL;
 }
 
-static void detach(struct bridge *b)
+void bridge_detach(struct bridge *b)
 {
 	if (b->reboot_id >= 0)
 		virConnectDomainEventDeregisterAny(b->conn, b->reboot_id);
@@ -468,7 +468,7 @@ static void *serve(void *arg)
 	ssize_t n;
 	int rc;
 
-	why = attach(b, skip, sizeof(skip));
+	why = bridge_attach(b, skip, sizeof(skip));
 	if (why) {
 		r = error_reply(why);
 		if (r)
@@ -499,21 +499,21 @@ static void *serve(void *arg)
 	qmp_stream_free(&s);
 out:
 	shutdown(b->fd, SHUT_RDWR);
-	detach(b);
+	bridge_detach(b);
 	bridge_put(b);
 	return NULL;
 }
 
-int virt_open(const char *uri, const char *domain, const char *device, int nonblock,
-	      char *err, size_t err_len)
+int bridge_open(const char *uri, const char *domain, const char *device, int said,
+		void *(*serve)(void *), char *err, size_t err_len)
 {
 	struct bridge *b;
 	pthread_t t;
 	int sv[2];
 
-	if (loop_ready(err, err_len))
+	if (bridge_loop_ready(err, err_len))
 		return -1;
-	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv)) {
+	if (socketpair(AF_UNIX, (said ? SOCK_SEQPACKET : SOCK_STREAM) | SOCK_CLOEXEC, 0, sv)) {
 		snprintf(err, err_len, "socketpair: %s", strerror(errno));
 		return -1;
 	}
@@ -523,6 +523,7 @@ int virt_open(const char *uri, const char *domain, const char *device, int nonbl
 		goto oom;
 	b->fd = sv[1];
 	b->refs = 1;
+	b->said = said;
 	b->ev_id = b->life_id = b->reboot_id = -1;
 	pthread_mutex_init(&b->wlock, NULL);
 	if (pthread_create(&t, NULL, serve, b)) {
@@ -530,8 +531,6 @@ int virt_open(const char *uri, const char *domain, const char *device, int nonbl
 		goto oom;
 	}
 	pthread_detach(t);
-	if (nonblock)
-		fcntl(sv[0], F_SETFL, fcntl(sv[0], F_GETFL) | O_NONBLOCK);
 	return sv[0];
 oom:
 	if (b) {
@@ -546,92 +545,12 @@ oom:
 	return -1;
 }
 
-struct lister {
-	char *uri;
-	unsigned int period_ms;
-	int fd;
-};
-
-/* one listing into the pipe (this thread waits while the reader is behind) */
-static void list_once(struct lister *l, virConnectPtr *conn)
+int virt_open(const char *uri, const char *domain, const char *device, int nonblock,
+	      char *err, size_t err_len)
 {
-	virDomainPtr *doms = NULL;
-	char line[512];
-	int n, i;
+	int fd = bridge_open(uri, domain, device, 0, serve, err, err_len);
 
-	if (!*conn && !(*conn = virConnectOpen(l->uri))) {
-		snprintf(line, sizeof(line), "!cannot connect: %s\n", virGetLastErrorMessage());
-		if (write(l->fd, line, strlen(line)) < 0)
-			return;
-		return;
-	}
-	n = virConnectListAllDomains(*conn, &doms, VIR_CONNECT_LIST_DOMAINS_ACTIVE);
-	if (n < 0) {
-		snprintf(line, sizeof(line), "!cannot list the domains: %s\n",
-			 virGetLastErrorMessage());
-		virConnectClose(*conn);
-		*conn = NULL;
-		if (write(l->fd, line, strlen(line)) < 0)
-			return;
-		return;
-	}
-	for (i = 0; i < n; i++) {
-		snprintf(line, sizeof(line), "%s\n", virDomainGetName(doms[i]));
-		if (write(l->fd, line, strlen(line)) < 0)
-			break;
-		virDomainFree(doms[i]);
-	}
-	for (; i < n; i++)
-		virDomainFree(doms[i]);
-	free(doms);
-	if (write(l->fd, ".\n", 2) < 0)
-		return;
-}
-
-static void *list_loop(void *arg)
-{
-	struct lister *l = arg;
-	virConnectPtr conn = NULL;
-
-	for (;;) {
-		/* a daemon that restarted: the old connection fails, a new one is made */
-		if (conn && virConnectIsAlive(conn) != 1) {
-			virConnectClose(conn);
-			conn = NULL;
-		}
-		list_once(l, &conn);
-		usleep(l->period_ms * 1000);
-	}
-	return NULL;
-}
-
-int virt_list_domains(const char *uri, unsigned int period_ms, char *err, size_t err_len)
-{
-	struct lister *l;
-	pthread_t t;
-	int p[2];
-
-	if (loop_ready(err, err_len))
-		return -1;
-	if (pipe2(p, O_CLOEXEC)) {
-		snprintf(err, err_len, "pipe: %s", strerror(errno));
-		return -1;
-	}
-	l = calloc(1, sizeof(*l));
-	if (l) {
-		l->fd = p[1];
-		l->period_ms = period_ms;
-	}
-	if (!l || !(l->uri = strdup(uri)) || pthread_create(&t, NULL, list_loop, l)) {
-		if (l)
-			free(l->uri);
-		free(l);
-		close(p[0]);
-		close(p[1]);
-		snprintf(err, err_len, "out of memory");
-		return -1;
-	}
-	pthread_detach(t);
-	fcntl(p[0], F_SETFL, fcntl(p[0], F_GETFL) | O_NONBLOCK);
-	return p[0];
+	if (fd >= 0 && nonblock)
+		fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+	return fd;
 }

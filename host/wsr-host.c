@@ -8,6 +8,7 @@
  * The messages are JSON, parsed by json-c in qmp.c; client.c has the
  * socket, this file the commands.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +19,7 @@
 #include "balance.h"
 #include "client.h"
 #include "qmp.h"
+#include "request.h"
 #include "virt.h"
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
@@ -70,150 +72,6 @@ static int qmp_stdin(struct qmp *q)
 	}
 	free(cmd);
 	return err;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* what "request --count N --batch B" has seen so far */
-struct answers {
-	double *lat, t0;
-	long want, answered, extra, reclaim;
-	int json;
-};
-
-/* {"answer":i,"latency_ms":..,"data_age_ms":..}, one line */
-static void print_answer_json(long i, double latency_ms, __u64 age)
-{
-	struct json_object *o = json_object_new_object();
-	int err;
-
-	err = wsr_json_add(o, "answer", json_object_new_int64(i)) |
-	      wsr_json_add(o, "latency_ms", wsr_json_fixed(latency_ms, 3)) |
-	      wsr_json_add(o, "data_age_ms", wsr_json_u64(age));
-	if (err) {
-		json_object_put(o);
-		o = NULL;
-	}
-	if (wsr_json_print(stdout, o, "\n"))
-		err_msg("out of memory");
-}
-
-/*
- * One message from QEMU while requests wait: an answer is a
- * WORKING_SET_EVENT of cause request, one too many when none of ours is
- * outstanding; a reclaim report is counted, not an answer.  Returns 1 for
- * a reply to a command, 0 for anything else.
- */
-static int answer_msg(struct answers *a, struct json_object *msg)
-{
-	enum qmp_kind k = qmp_kind(msg);
-	const char *cause;
-	__u64 age;
-
-	if (k == QMP_RETURN || k == QMP_ERROR)
-		return 1;
-	if (strcmp(qmp_event_name(msg), "WORKING_SET_EVENT") ||
-	    qmp_report_header(msg, &cause, &age))
-		return 0;
-	if (wsr_cause_by_name(cause) != WSR_CAUSE_REQUEST) {
-		a->reclaim++;
-	} else if (a->answered >= a->want) {
-		a->extra++;
-	} else {
-		a->lat[a->answered] = now_ms() - a->t0;
-		if (a->json)
-			print_answer_json(a->answered + 1, a->lat[a->answered], age);
-		else
-			printf("answer %ld latency_ms=%.3f data_age_ms=%llu\n",
-			       a->answered + 1, a->lat[a->answered], (unsigned long long)age);
-		fflush(stdout);
-		a->answered++;
-	}
-	return 0;
-}
-
-/*
- * Send one working-set-request and read up to its reply, taking the events
- * that come first.  The guest has one notification buffer: while it has
- * not posted it again, QEMU refuses ("try again later"), and we do.
- */
-static int send_request(struct qmp *q, struct answers *a, const char *cmd, double deadline)
-{
-	const struct qmp_msg *m;
-	const char *desc;
-
-	for (;;) {
-		if (qmp_send(q, cmd))
-			return -1;
-		while ((m = qmp_next(q, deadline)) && !answer_msg(a, m->obj))
-			;
-		if (!m)
-			return -1;
-		if (qmp_kind(m->obj) == QMP_RETURN)
-			return 0;
-		desc = qmp_error_desc(m->obj);
-		if (!desc || !strstr(desc, "try again later") || now_ms() > deadline) {
-			err_msg("QEMU refused a request: %.*s", qmp_msg_text_len(m), m->raw);
-			return -1;
-		}
-		usleep(1000);
-	}
-}
-
-/*
- * "request --count N --batch B": N requests, B sent back to back, each
- * batch waiting for its B answers over the one connection; a request's
- * latency runs from its batch's start to its answer.
- */
-static int cmd_request_wait(struct qmp *q, long count, long batch, long timeout_ms, int json)
-{
-	struct answers a = { .lat = calloc(count, sizeof(double)), .json = json };
-	char *cmd = qmp_cmd("working-set-request");
-	const struct qmp_msg *m;
-	double deadline;
-	long sent = 0, i;
-	int err = 0;
-
-	if (!a.lat || !cmd) {
-		free(a.lat);
-		free(cmd);
-		return 1;
-	}
-	while (sent < count && !err) {
-		long n = count - sent < batch ? count - sent : batch;
-
-		a.t0 = now_ms();
-		deadline = a.t0 + timeout_ms;
-		for (i = 0; i < n && !err; i++) {
-			/* its answer may come before QEMU's reply to it */
-			a.want = sent + 1;
-			err = send_request(q, &a, cmd, deadline);
-			sent += !err;
-			a.want = sent;
-		}
-		while (!err && a.answered < a.want && (m = qmp_next(q, deadline)))
-			answer_msg(&a, m->obj);
-		if (!err && a.answered < a.want) {
-			err_msg("%ld of %ld requests unanswered after %ld ms",
-				a.want - a.answered, a.want, timeout_ms);
-			err = 1;
-		}
-	}
-	if (a.extra)
-		err = 1;
-	qsort(a.lat, a.answered, sizeof(double), cmp_double);
-	info_msg("requests %ld answered %ld extra %ld reclaim %ld latency_ms p50 %.1f p99 %.1f",
-		 sent, a.answered, a.extra, a.reclaim,
-		 a.answered ? a.lat[(a.answered - 1) / 2] : 0.0,
-		 a.answered ? a.lat[(a.answered * 99 + 99) / 100 - 1] : 0.0);
-	free(a.lat);
-	free(cmd);
-	return err ? 1 : 0;
 }
 
 /*
@@ -428,6 +286,28 @@ static const struct wsr_cmd host_request = {
 "  -j, --json           one JSON object per answer\n",
 };
 
+/*
+ * A report as show and watch print it, read by qmp_report_parse(): 0, or
+ * -1 when it is malformed (said, nothing printed).  QEMU's property
+ * before the first report prints nothing, or nulls with --json.
+ */
+static int print_report(const struct qmp_msg *m)
+{
+	struct ws_report r;
+	struct wsr_err err;
+	int ret = qmp_report_parse(m->obj, &r, &err);
+
+	if (ret && ret != -ENOENT) {
+		err_msg("QEMU sent a malformed report: %s", err.msg);
+		return -1;
+	}
+	if (o.json)
+		qmp_print_json(stdout, m, ret ? NULL : &r);
+	else if (!ret)
+		ws_report_print(stdout, &r);
+	return 0;
+}
+
 /* the device's latest report: the reply to qom-get of guest-working-set */
 static int do_show(int argc, char **argv)
 {
@@ -438,11 +318,7 @@ static int do_show(int argc, char **argv)
 		return ret;
 	if (qmp_exec_built(&q, qmp_cmd_qom_get(device, "guest-working-set"), &r))
 		return 1;
-	if (o.json)
-		qmp_print_json(stdout, r);
-	else
-		qmp_print_report(stdout, r->obj);
-	return 0;
+	return print_report(r) ? 1 : 0;
 }
 
 static const struct wsr_cmd host_show = {
@@ -454,7 +330,8 @@ static const struct wsr_cmd host_show = {
 "\"incomplete=<0|1> anon_reclaimable=<0|1> reclaim_seq=<n> mem_some_us=<us>\n"
 "mem_full_us=<us>\" (not from a QEMU that predates them), then per node in\n"
 "the seed's format (\"N<node>\" then \"<ms> anon=<pages> file=<pages>\");\n"
-"nothing before the first report.\n\n"
+"nothing before the first report.  A malformed report is said on stderr,\n"
+"and show fails.\n\n"
 "  -j, --json           QEMU's reply with \"cause\", \"data_age_ms\",\n"
 "                       \"incomplete\", \"anon_reclaimable\", \"reclaim_seq\",\n"
 "                       \"mem_some_us\" and \"mem_full_us\" first (null before\n"
@@ -471,12 +348,8 @@ static int do_watch(int argc, char **argv)
 	if (ret >= 0)
 		return ret;
 	while (count != 0 && (e = qmp_next(&q, -1))) {
-		if (strcmp(qmp_event_name(e->obj), "WORKING_SET_EVENT"))
+		if (strcmp(qmp_event_name(e->obj), "WORKING_SET_EVENT") || print_report(e))
 			continue;
-		if (o.json)
-			qmp_print_json(stdout, e);
-		else
-			qmp_print_report(stdout, e->obj);
 		fflush(stdout);
 		if (count > 0)
 			count--;
@@ -489,7 +362,8 @@ static const struct wsr_cmd host_watch = {
 	.fn = do_watch,
 	.synopsis = "[--json] [--count N]",
 	.help =
-"Print each report as it arrives (WORKING_SET_EVENT), as show does.\n\n"
+"Print each report as it arrives (WORKING_SET_EVENT), as show does; a\n"
+"malformed one is said on stderr, and not counted.\n\n"
 "  -j, --json           as show --json\n"
 "  -c, --count N        stop after N reports\n",
 };

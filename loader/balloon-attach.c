@@ -162,11 +162,51 @@ static int left_detached(void)
 	return 1;
 }
 
+/* why the balloon's object did not load, as far as can be told */
+static void say_load_failed(void)
+{
+	__u32 id;
+
+	/*
+	 * libbpf finds kfuncs in a module by going through the kernel's BTF
+	 * objects by id, which CAP_SYS_ADMIN alone may (and then says only
+	 * that they are not found)
+	 */
+	if (!access(WSR_BALLOON_BTF, F_OK) && bpf_btf_get_next_id(0, &id) && errno == EPERM &&
+	    !have_cap(CAP_SYS_ADMIN))
+		err_msg("cannot load the balloon programs: their kfuncs are in the "
+			"virtio_balloon module, whose BTF libbpf looks up by id, which "
+			"needs CAP_SYS_ADMIN");
+	else
+		err_msg("cannot load the balloon programs (run with -v for the verifier log)");
+}
+
+/* the request program and the two links pinned: 0, or -1 (said, none left pinned) */
+static int pin_progs(struct balloon_bpf *skel)
+{
+	struct wsr_err werr = { "" };
+	char path[PATH_MAX];
+
+	wsr_pin_path(pin_dir, WSR_PIN_PROG_BALLOON_REQUEST, path, sizeof(path));
+	if (bpf_program__pin(skel->progs.wsr_balloon_request, path) ||
+	    wsr_pin_link(pin_dir, bpf_program__attach(skel->progs.wsr_balloon_reclaim),
+			 WSR_PIN_LINK_BALLOON_RECLAIM, &werr) ||
+	    wsr_pin_link(pin_dir, bpf_program__attach(skel->progs.wsr_balloon_request_hook),
+			 WSR_PIN_LINK_BALLOON_REQUEST_HOOK, &werr)) {
+		if (werr.msg[0])
+			err_msg("%s", werr.msg);
+		else
+			err_msg("cannot pin the balloon request program: %s", strerror(errno));
+		wsr_unpin(pin_dir, true);
+		return -1;
+	}
+	return 0;
+}
+
 int balloon_attach(bool automatic)
 {
 	struct balloon_bpf *skel = NULL;
 	struct wsr_err werr = { "" };
-	char path[PATH_MAX];
 	int err = -1, dir, tries = 0, raced;
 
 	if (wsr_balloon_attached(pin_dir))
@@ -188,20 +228,7 @@ again:
 	if (!skel)
 		goto out;
 	if (balloon_bpf__load(skel)) {
-		__u32 id;
-
-		/*
-		 * libbpf finds kfuncs in a module by going through the
-		 * kernel's BTF objects by id, which CAP_SYS_ADMIN alone may
-		 * (and then says only that they are not found)
-		 */
-		if (!access(WSR_BALLOON_BTF, F_OK) && bpf_btf_get_next_id(0, &id) &&
-		    errno == EPERM && !have_cap(CAP_SYS_ADMIN))
-			err_msg("cannot load the balloon programs: their kfuncs are in the "
-				"virtio_balloon module, whose BTF libbpf looks up by id, which "
-				"needs CAP_SYS_ADMIN");
-		else
-			err_msg("cannot load the balloon programs (run with -v for the verifier log)");
+		say_load_failed();
 		goto out;
 	}
 	if (wsr_lock_dir(dir, pin_dir, WSR_LOCK_TIMEOUT_MS, &werr)) {
@@ -228,19 +255,8 @@ again:
 		err_msg("the balloon's maps were pinned by another load twice in a row");
 		goto out;
 	}
-	wsr_pin_path(pin_dir, WSR_PIN_PROG_BALLOON_REQUEST, path, sizeof(path));
-	if (bpf_program__pin(skel->progs.wsr_balloon_request, path) ||
-	    wsr_pin_link(pin_dir, bpf_program__attach(skel->progs.wsr_balloon_reclaim),
-			 WSR_PIN_LINK_BALLOON_RECLAIM, &werr) ||
-	    wsr_pin_link(pin_dir, bpf_program__attach(skel->progs.wsr_balloon_request_hook),
-			 WSR_PIN_LINK_BALLOON_REQUEST_HOOK, &werr)) {
-		if (werr.msg[0])
-			err_msg("%s", werr.msg);
-		else
-			err_msg("cannot pin the balloon request program: %s", strerror(errno));
-		wsr_unpin(pin_dir, true);
+	if (pin_progs(skel))
 		goto out;
-	}
 	wsr_balloon_clear_detached(pin_dir);
 	err = 0;
 out:

@@ -20,6 +20,48 @@
 /* the daemon's --interval-ms goes to poll(), which takes an int of ms */
 #define WSR_MAX_DAEMON_INTERVAL_MS	3600000ULL
 
+/* a subtree the daemon ages, and on which nodes */
+struct subtree {
+	__u64 id;
+	struct wsr_refresh_args a;
+};
+
+/*
+ * The memcgs of the "config" map @fd configured with refresh_ms on some
+ * node, into *@v (malloc()ed): how many (those found before memory ran
+ * out)
+ */
+static size_t configured_subtrees(int fd, struct subtree **v)
+{
+	struct subtree *grown;
+	struct wsr_key key, at;
+	struct wsr_config cfg;
+	bool first = true;
+	size_t nr = 0, i;
+
+	/* a key can go between two calls: then the walk starts over, rarely */
+	while (!bpf_map_get_next_key(fd, first ? NULL : &at, &key)) {
+		first = false;
+		at = key;
+		if (bpf_map_lookup_elem(fd, &at, &cfg) || !cfg.refresh_ms ||
+		    at.node >= WSR_MAX_NODES)
+			continue;
+		for (i = 0; i < nr && (*v)[i].id != at.cgroup_id; i++)
+			;
+		if (i == nr) {
+			grown = realloc(*v, (nr + 1) * sizeof(**v));
+			if (!grown)
+				break;
+			*v = grown;
+			(*v)[nr++] = (struct subtree){ .id = at.cgroup_id,
+						       .a.merge = WSR_REFRESH_BACKGROUND };
+		}
+		(*v)[i].a.refresh_ms[at.node] = cfg.refresh_ms;
+		(*v)[i].a.nodes |= 1ULL << at.node;
+	}
+	return nr;
+}
+
 /*
  * The daemon's own aging (not --seed-aging), each --interval-ms: the
  * subtree of every memcg configured with refresh_ms on a node is aged
@@ -37,14 +79,8 @@ static __u64 age_in_background(__u64 period_ms)
 {
 	static __u64 last_ns, balloon_ms;
 	static bool said;
-	struct subtree {
-		__u64 id;
-		struct wsr_refresh_args a;
-	} *v = NULL, *grown;
-	struct wsr_key key, at;
-	struct wsr_config cfg;
+	struct subtree *v = NULL, *grown;
 	struct wsr_err err;
-	bool first = true;
 	size_t nr = 0, i;
 	char path[PATH_MAX], dir[256];
 	__u64 ms, now = wsr_now_ns();
@@ -69,26 +105,7 @@ static __u64 age_in_background(__u64 period_ms)
 	fd = bpf_obj_get(path);
 	if (fd < 0)
 		return balloon_ms;
-	/* a key can go between two calls: then the walk starts over, rarely */
-	while (!bpf_map_get_next_key(fd, first ? NULL : &at, &key)) {
-		first = false;
-		at = key;
-		if (bpf_map_lookup_elem(fd, &at, &cfg) || !cfg.refresh_ms ||
-		    at.node >= WSR_MAX_NODES)
-			continue;
-		for (i = 0; i < nr && v[i].id != at.cgroup_id; i++)
-			;
-		if (i == nr) {
-			grown = realloc(v, (nr + 1) * sizeof(*v));
-			if (!grown)
-				break;
-			v = grown;
-			v[nr++] = (struct subtree){ .id = at.cgroup_id,
-						    .a.merge = WSR_REFRESH_BACKGROUND };
-		}
-		v[i].a.refresh_ms[at.node] = cfg.refresh_ms;
-		v[i].a.nodes |= 1ULL << at.node;
-	}
+	nr = configured_subtrees(fd, &v);
 	close(fd);
 	balloon_ms = 0;
 	if (!wsr_balloon_dir(&sys, dir, sizeof(dir)) && wsr_balloon_configured(dir) &&
@@ -248,24 +265,20 @@ static void lock_in_memory(void)
 		err_msg("warning: mlockall failed: %s", strerror(errno));
 }
 
-static int do_daemon(int argc, char **argv)
+/*
+ * Locked in memory, the pin folder checked, the programs loaded and
+ * pinned or adopted: 0, or -1 (said)
+ */
+static int daemon_setup(__u64 walk_steps, bool seed_aging)
 {
-	struct balloon_watch bw = { .fd = { -1, -1 } };
-	__u64 interval_ms = 1000, walk_steps = WSR_MAX_WALK_STEPS, period_ms, balloon_ms;
-	sigset_t stops, old_mask, wait_mask;
-	struct wsr_stats logged = {};
-	bool seed_aging = false, claimed = false;
 	struct wsr_err err;
-	ino_t module = 0, pins;
-	int ret = daemon_options(argc, argv, &interval_ms, &walk_steps, &seed_aging);
+	int ret;
 
-	if (ret)
-		return ret;
 	lock_in_memory();
 	if (mkdir(pin_dir, 0700) && errno != EEXIST) {
 		err_msg("cannot create %s: %s (is bpffs mounted on /sys/fs/bpf?)", pin_dir,
 			strerror(errno));
-		return 1;
+		return -1;
 	}
 	/*
 	 * bpffs is mode 1777 unless mounted with a mode: a pin folder someone
@@ -273,23 +286,59 @@ static int do_daemon(int argc, char **argv)
 	 */
 	if (wsr_check_pin_dir(pin_dir, &err)) {
 		err_msg("%s", err.msg);
-		return 1;
+		return -1;
 	}
 	ret = load_and_pin(walk_steps, !seed_aging);
 	if (ret < 0)
-		return 1;
+		return -1;
 	if (ret) {
 		/* the seed has no hooks that keep merged generations' ages */
 		if (seed_aging && wsr_pinned(pin_dir, WSR_PIN_LINK_AGING_BEGIN)) {
 			err_msg("the programs pinned in %s keep merged generations' ages, which "
 				"the seed does not: \"wsr unload\" them before --seed-aging",
 				pin_dir);
-			return 1;
+			return -1;
 		}
 		info_msg("adopting the programs pinned in %s", pin_dir);
 	} else {
 		info_msg("loaded and pinned in %s", pin_dir);
 	}
+	return 0;
+}
+
+/*
+ * virtio_balloon loaded after we started: attach to it.  Only then, and
+ * not if it was detached meanwhile: "wsr balloon detach" must stay
+ * detached for an rmmod.
+ */
+static void balloon_attach_late(ino_t *module)
+{
+	int ret;
+
+	if (!balloon_module_appeared(module) || !balloon_kfuncs() ||
+	    wsr_balloon_attached(pin_dir))
+		return;
+	ret = balloon_attach(true);
+	if (!ret)
+		info_msg("virtio_balloon loaded: balloon programs attached");
+	else if (ret < 0)
+		*module = 0;	/* try again next time */
+}
+
+static int do_daemon(int argc, char **argv)
+{
+	struct balloon_watch bw = { .fd = { -1, -1 } };
+	__u64 interval_ms = 1000, walk_steps = WSR_MAX_WALK_STEPS, period_ms, balloon_ms;
+	sigset_t stops, old_mask, wait_mask;
+	struct wsr_stats logged = {};
+	bool seed_aging = false, claimed = false;
+	ino_t module = 0, pins;
+	int ret = daemon_options(argc, argv, &interval_ms, &walk_steps, &seed_aging);
+
+	if (ret)
+		return ret;
+	if (daemon_setup(walk_steps, seed_aging))
+		return 1;
 	pins = wsr_loaded_inode(pin_dir);
 	check_nonleaf_young();
 	balloon_module_appeared(&module);
@@ -318,20 +367,7 @@ static int do_daemon(int argc, char **argv)
 				 pin_dir);
 			break;
 		}
-		/*
-		 * virtio_balloon loaded after we started: attach to it.  Only
-		 * then, and not if it was detached meanwhile: "wsr balloon
-		 * detach" must stay detached for an rmmod.
-		 */
-		if (balloon_module_appeared(&module) && balloon_kfuncs() &&
-		    !wsr_balloon_attached(pin_dir)) {
-			int ret = balloon_attach(true);
-
-			if (!ret)
-				info_msg("virtio_balloon loaded: balloon programs attached");
-			else if (ret < 0)
-				module = 0;	/* try again next time */
-		}
+		balloon_attach_late(&module);
 		/*
 		 * Requests are ours for WSR_BALLOON_DAEMON_MS, then the request
 		 * hook's; the claim's map comes with the balloon's first attach.

@@ -151,6 +151,27 @@ static int write_atomic(const char *path, const struct wsr_metrics_entry *e, siz
 	return 0;
 }
 
+/* the @nr entries of @e to @output (NULL: stdout), then freed: the exit status */
+static int emit(const char *output, struct wsr_metrics_entry *e, size_t nr)
+{
+	size_t i;
+	int ret;
+
+	if (output) {
+		ret = write_atomic(output, e, nr);
+	} else {
+		ret = wsr_print_metrics(stdout, e, nr, sysconf(_SC_PAGESIZE), wsr_now_ns());
+		if (ret || fflush(stdout)) {
+			err_msg("cannot write the metrics: %s", strerror(ret ? -ret : errno));
+			ret = 1;
+		}
+	}
+	for (i = 0; i < nr; i++)
+		free((char *)e[i].memcg);
+	free(e);
+	return ret;
+}
+
 enum { OPT_NO_REFRESH = 256 };
 
 static int do_metrics(int argc, char **argv)
@@ -215,18 +236,7 @@ static int do_metrics(int argc, char **argv)
 			goto oom_close;
 	if (read_all(&p, &l, wsr_memory_nodes(&sys), refresh, &e, &nr))
 		goto close;
-	if (output) {
-		ret = write_atomic(output, e, nr);
-	} else {
-		ret = wsr_print_metrics(stdout, e, nr, sysconf(_SC_PAGESIZE), wsr_now_ns());
-		if (ret || fflush(stdout)) {
-			err_msg("cannot write the metrics: %s", strerror(ret ? -ret : errno));
-			ret = 1;
-		}
-	}
-	for (i = 0; i < nr; i++)
-		free((char *)e[i].memcg);
-	free(e);
+	ret = emit(output, e, nr);
 	goto close;
 oom_close:
 	err_msg("out of memory");

@@ -125,6 +125,50 @@ int wsr_age_lines(int fd, const char *buf, size_t n, struct wsr_err *err)
 #define ITER_BUF	(64 * 1024)
 
 /*
+ * Run prog_refresh over @m's subtree (@cg: its folder, or -1: by id) and
+ * write what it prints to lru_gen's @fd, through @buf of ITER_BUF, until a
+ * run ends by itself: 0 or -errno, the message in @err (none for a memcg
+ * found by id that went meanwhile: -ENOENT)
+ */
+static int refresh_runs(int prog, int cg, int fd, char *buf, const struct wsr_memcg *m,
+			struct wsr_err *err)
+{
+	int iter, ret = -EAGAIN;
+	bool said = false;
+	__u32 run;
+	ssize_t n;
+
+	for (run = 0; run < 1000 && ret; run++) {
+		iter = iter_open(prog, cg, m->id, true);
+		if (iter < 0) {
+			/* a memcg found by id may have gone since */
+			ret = -errno;
+			if (errno != ENOENT || m->abs[0]) {
+				snprintf(err->msg, sizeof(err->msg), "cannot run prog_refresh: %s",
+					 strerror(errno));
+				said = true;
+			}
+			break;
+		}
+		while ((n = read(iter, buf, ITER_BUF)) > 0 &&
+		       !(said = wsr_age_lines(fd, buf, n, err) < 0))
+			;
+		if (!n) {
+			ret = 0;	/* the walk ended: nothing more is due */
+		} else {
+			ret = -errno;
+			if (errno != EOPNOTSUPP)
+				run = 1000;	/* a failure other than a full buffer */
+		}
+		close(iter);
+	}
+	if (ret && !said && (ret != -ENOENT || m->abs[0]))
+		snprintf(err->msg, sizeof(err->msg), "refreshing %s failed: %s",
+			 m->rel, strerror(-ret));
+	return ret;
+}
+
+/*
  * Work grows with the subtree, not with the machine.  A cgroup iterator
  * stops when its read buffer is full: what it printed is aged, and it
  * runs again, until a run ends by itself.
@@ -132,11 +176,9 @@ int wsr_age_lines(int fd, const char *buf, size_t n, struct wsr_err *err)
 int wsr_refresh_subtree(const char *dir, const struct wsr_sys *sys, const struct wsr_memcg *m,
 			struct wsr_refresh_args *a, struct wsr_err *err)
 {
-	int args = -1, prog = -1, cg = -1, fd = -1, iter, ret;
+	int args = -1, prog = -1, cg = -1, fd = -1, ret;
 	char *buf = NULL;
-	__u32 tgid = getpid(), run;
-	bool said = false;
-	ssize_t n;
+	__u32 tgid = getpid();
 
 	ret = args = wsr_pin_open(dir, WSR_PIN_REFRESH_ARGS, err);
 	if (args < 0)
@@ -175,34 +217,7 @@ int wsr_refresh_subtree(const char *dir, const struct wsr_sys *sys, const struct
 			 strerror(-ret));
 		goto out;
 	}
-	ret = -EAGAIN;
-	for (run = 0; run < 1000 && ret; run++) {
-		iter = iter_open(prog, cg, m->id, true);
-		if (iter < 0) {
-			/* a memcg found by id may have gone since */
-			ret = -errno;
-			if (errno != ENOENT || m->abs[0]) {
-				snprintf(err->msg, sizeof(err->msg), "cannot run prog_refresh: %s",
-					 strerror(errno));
-				said = true;
-			}
-			break;
-		}
-		while ((n = read(iter, buf, ITER_BUF)) > 0 &&
-		       !(said = wsr_age_lines(fd, buf, n, err) < 0))
-			;
-		if (!n) {
-			ret = 0;	/* the walk ended: nothing more is due */
-		} else {
-			ret = -errno;
-			if (errno != EOPNOTSUPP)
-				run = 1000;	/* a failure other than a full buffer */
-		}
-		close(iter);
-	}
-	if (ret && !said && (ret != -ENOENT || m->abs[0]))
-		snprintf(err->msg, sizeof(err->msg), "refreshing %s failed: %s",
-			 m->rel, strerror(-ret));
+	ret = refresh_runs(prog, cg, fd, buf, m, err);
 	bpf_map_delete_elem(args, &tgid);
 out:
 	free(buf);

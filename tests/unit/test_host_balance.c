@@ -992,6 +992,47 @@ static const char *test_reclaim_and_answer_in_one_read(void)
 	return finish(err ? err : reclaim_and_answer_in_one_read());
 }
 
+/*
+ * A reclaim report QEMU sent malformed (a bin's bytes a string): read by
+ * no one, so no deflation comes of it; balance says why it ignored it.
+ * The same report well-formed deflates a at once (the test above).
+ */
+static const char *malformed_report(void)
+{
+	unsigned long long before;
+	char r[2048], *p;
+
+	ASSERT_TRUE(serve_until(8000, a_settled), "a's inflation done in 8 s (a at %llu MiB)",
+		    vm[0].actual / MIB);
+	report_text(r, sizeof(r), &vm[0], "reclaim", vm[0].actual, 0);
+	p = strstr(r, "\"anon-bytes\": ");
+	ASSERT_OK_PTR(p, "the first bin's anon-bytes in %s", r);
+	memcpy(p, "\"anon-bytes\": \"", strlen("\"anon-bytes\": \""));
+	/* the digits after the quote, then a closing one: "1234", */
+	p = strchr(p + strlen("\"anon-bytes\": \""), ',');
+	ASSERT_OK_PTR(p, "the first bin's end");
+	memmove(p + 1, p, strlen(p) + 1);
+	*p = '"';
+	before = vm[0].actual;
+	vm[0].max_balloon = 0;
+	say(&vm[0], r);
+	serve(1500);
+	/* its inflation may go on a step: no deflation comes */
+	ASSERT_LE(vm[0].max_balloon, before, "a's targets after the malformed report");
+	ASSERT_NO_SUBSTR(file_text("out"), "reason=deflate-", "a deflation decided");
+	ASSERT_HAS_SUBSTR(file_text("err"), "vm=a a WORKING_SET_EVENT without a well-formed "
+			  "report, ignored: node 0, bin 0: \"anon-bytes\" is not a non-negative "
+			  "integer", "why the report was ignored");
+	return NULL;
+}
+
+static const char *test_malformed_report(void)
+{
+	const char *err = start(NULL, NULL, 0, NULL);
+
+	return finish(err ? err : malformed_report());
+}
+
 /* balance's default --intervals */
 static const unsigned long long balance_bins[] = { 1000, 5000, 10000, 60000 };
 
@@ -1637,6 +1678,7 @@ static const struct {
 	{ "balance_dry_run_decides_and_sends_no_balloon", test_dry_run, 0 },
 	{ "balance_decides_a_reclaim_event_and_an_answer_in_one_read",
 	  test_reclaim_and_answer_in_one_read, 0 },
+	{ "balance_ignores_a_malformed_report_and_says_why", test_malformed_report, 0 },
 	{ "balance_on_exit_deflates_what_it_set_or_keeps_it", test_on_exit, 0 },
 	{ "balance_leaves_a_vm_alone_whose_target_was_set_elsewhere", test_foreign, 0 },
 	{ "balance_metrics_flood_leaves_a_reconnecting_vm_managed_and_a_scrape_served",

@@ -356,12 +356,40 @@ static const char *config_is_bounded_by_the_wire(void)
 	return NULL;
 }
 
+/*
+ * "wsr-host show" of a report QEMU sent malformed: nothing printed, the
+ * part that is wrong said, status 1; the property before the first
+ * report is no error (nothing printed, status 0: device_reaches_...)
+ */
+static const char *show_of_a_malformed_report_fails_and_says_why(void)
+{
+	static const char *const replies[] = {
+		OK,
+		"{\"return\": {\"cause\": \"request\", \"data-age-ms\": 3, \"nodes\": "
+		"[{\"node-id\": 0, \"bins\": [{\"idle-age-ms\": 1000, \"anon-bytes\": \"4096\", "
+		"\"file-bytes\": 0}]}]}}\r\n",
+		NULL,
+	};
+	char cmd[512], out[512];
+	pid_t pid = start_fake(replies, 4096);
+
+	ASSERT_GT(pid, 0, "the fake QEMU: %s", strerror(errno));
+	snprintf(cmd, sizeof(cmd), "%s --qmp %s show 2>&1", WSR_HOST_BIN, sock_path);
+	ASSERT_EQ(unit_run(cmd, out, sizeof(out)), 1, "show's exit status (%s)", out);
+	ASSERT_STREQ(out, "wsr-host: QEMU sent a malformed report: node 0, bin 0: \"anon-bytes\" "
+		     "is not a non-negative integer\n", "what show said");
+	ASSERT_OK(end_fake(pid), "the fake QEMU's exit status");
+	return NULL;
+}
+
 static const struct unit_test tests[] = {
 	{ "host_client_reply_over_64k_split_across_reads", reply_over_64k_split_across_reads },
 	{ "host_client_reply_with_event_inside_is_the_reply", reply_with_event_inside_is_the_reply },
 	{ "host_client_device_reaches_qemu_escaped", device_reaches_qemu_escaped },
 	{ "host_client_options_follow_the_loaders_rules", options_follow_the_loaders_rules },
 	{ "host_client_config_is_bounded_by_the_wire", config_is_bounded_by_the_wire },
+	{ "host_client_show_of_a_malformed_report_fails_and_says_why",
+	  show_of_a_malformed_report_fails_and_says_why },
 };
 
 int main(void)

@@ -36,11 +36,11 @@ static char *two_vms(const char *name_a)
 	rep.nr_nodes = 2;
 	for (n = 0; n < 2; n++) {
 		rep.nodes[n].id = n;
-		rep.nodes[n].nr_bins = 4;
+		rep.nodes[n].hist.nr_bins = 4;
 		for (b = 0; b < 4; b++) {
-			rep.nodes[n].bins[b].idle_le_ms = bounds[b];
-			rep.nodes[n].bins[b].anon = (n * 10 + b + 1) * MIB;
-			rep.nodes[n].bins[b].file = (n * 10 + b + 1) * 4096;
+			rep.nodes[n].hist.bound_ms[b] = bounds[b];
+			rep.nodes[n].hist.anon[b] = (n * 10 + b + 1) * MIB;
+			rep.nodes[n].hist.file[b] = (n * 10 + b + 1) * 4096;
 		}
 	}
 	return metrics_text(v, 2);

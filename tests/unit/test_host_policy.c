@@ -27,10 +27,10 @@ static struct ws_report report(int reclaim, const unsigned int mib[5])
 
 	for (n = 0; n < 2; n++) {
 		r.nodes[n].id = n;
-		r.nodes[n].nr_bins = 5;
+		r.nodes[n].hist.nr_bins = 5;
 		for (b = 0; b < 5; b++) {
-			r.nodes[n].bins[b].idle_le_ms = bounds[b];
-			r.nodes[n].bins[b].anon = mib[b] * MIB / 2;
+			r.nodes[n].hist.bound_ms[b] = bounds[b];
+			r.nodes[n].hist.anon[b] = mib[b] * MIB / 2;
 		}
 	}
 	return r;
@@ -1114,7 +1114,7 @@ static const char *test_kept_counts_cold_anon_once_on_a_guest_without_swap(void)
 
 	for (n = 0; n < 2; n++)
 		for (b = 0; b < 5; b++)
-			r.nodes[n].bins[b].file = MIB;
+			r.nodes[n].hist.file[b] = MIB;
 	ASSERT_EQ(ws_report_hot(&r, 10000), 13 * MIB, "hot at T 10 s");
 	ASSERT_EQ(ws_report_total(&r), 41 * MIB, "total");
 	ASSERT_EQ(ws_report_kept(&r, 10000), 13 * MIB, "kept, swap unknown");
@@ -1331,10 +1331,10 @@ static struct ws_report ws128(void)
 {
 	struct ws_report r = { .cause = WSR_CAUSE_REQUEST, .nr_nodes = 1 };
 
-	r.nodes[0].nr_bins = 3;
-	r.nodes[0].bins[0] = (struct ws_bin){ 60000, 32 * MIB, 32 * MIB };
-	r.nodes[0].bins[1] = (struct ws_bin){ 120000, 64 * MIB, 0 };
-	r.nodes[0].bins[2] = (struct ws_bin){ CATCH_ALL, 300 * MIB, 0 };
+	r.nodes[0].hist = (struct wsr_hist){ .nr_bins = 3,
+					     .bound_ms = { 60000, 120000, CATCH_ALL },
+					     .anon = { 32 * MIB, 64 * MIB, 300 * MIB },
+					     .file = { 32 * MIB } };
 	return r;
 }
 
@@ -1392,8 +1392,8 @@ static const char *test_promotion_rate_counts_faults_and_swapped_in_bytes(void)
 	ASSERT_TRUE(c.rate_ppm > RATE_1000 / 100 - 1 && c.rate_ppm < RATE_1000 / 100 + 1,
 		    "the rate after a reboot: %.1f ppm", c.rate_ppm);
 	/* nothing idle for less than 120 s: no rate, T as it was */
-	none.nodes[0].nr_bins = 1;
-	none.nodes[0].bins[0] = (struct ws_bin){ CATCH_ALL, 300 * MIB, 0 };
+	none.nodes[0].hist = (struct wsr_hist){ .nr_bins = 1, .bound_ms = { CATCH_ALL },
+						.anon = { 300 * MIB } };
 	promoted(&k, &c, &none, 260000, 30, 0);
 	ASSERT_EQ(c.idle_ms, t, "T without a working set");
 	return NULL;

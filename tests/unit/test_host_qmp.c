@@ -98,6 +98,15 @@ static const struct qmp_msg *one(const char *text)
 }
 
 /* what @print wrote for @msg */
+/* a report as show prints it: parsed by the one reader, printed from the struct */
+static void print_report(FILE *f, struct json_object *msg)
+{
+	struct ws_report r;
+
+	if (!qmp_report_parse(msg, &r, NULL))
+		ws_report_print(f, &r);
+}
+
 static char *printed(void (*print)(FILE *, struct json_object *), struct json_object *msg)
 {
 	char *out = NULL;
@@ -285,31 +294,36 @@ static const char *report_prints_the_same_lines(void)
 	char *out;
 
 	ASSERT_OK_PTR(m, "the event parsed");
-	out = printed(qmp_print_report, m->obj);
+	out = printed(print_report, m->obj);
 	ASSERT_STREQ(out, EVENT_TEXT, "the event printed");
 	free(out);
 	/* a reply to qom-get before the first report: no header, no nodes */
 	m = one("{\"return\": {\"last-update-ms\": 0, \"reports\": 0, \"nodes\": []}}\r\n");
 	ASSERT_OK_PTR(m, "the reply without a report parsed");
-	out = printed(qmp_print_report, m->obj);
+	out = printed(print_report, m->obj);
 	ASSERT_STREQ(out, "", "the reply without a report printed");
 	free(out);
 	qmp_stream_free(&s);
 	return NULL;
 }
 
+/* --json as wsr-host prints it, the header from the parsed report */
+static void print_json_of(FILE *f, struct json_object *msg, const char *raw)
+{
+	struct qmp_msg m = { .obj = msg, .raw = raw, .len = strlen(raw) };
+	struct ws_report r;
+
+	qmp_print_json(f, &m, qmp_report_parse(msg, &r, NULL) ? NULL : &r);
+}
+
 static void print_json(FILE *f, struct json_object *msg)
 {
-	struct qmp_msg m = { .obj = msg, .raw = EVENT, .len = strlen(EVENT) };
-
-	qmp_print_json(f, &m);
+	print_json_of(f, msg, EVENT);
 }
 
 static void print_json32(FILE *f, struct json_object *msg)
 {
-	struct qmp_msg m = { .obj = msg, .raw = EVENT32, .len = strlen(EVENT32) };
-
-	qmp_print_json(f, &m);
+	print_json_of(f, msg, EVENT32);
 }
 
 /*
@@ -325,7 +339,7 @@ static const char *header_fields_read_and_printed(void)
 	char *out;
 
 	ASSERT_OK_PTR(m, "the event parsed");
-	ASSERT_OK(qmp_report_parse(m->obj, &r), "the event's report");
+	ASSERT_OK(qmp_report_parse(m->obj, &r, NULL), "the event's report");
 	ASSERT_EQ(r.cause, WSR_CAUSE_REQUEST, "the report's cause");
 	ASSERT_EQ(r.data_age_ms, 20, "the report's data age");
 	ASSERT_EQ(r.ext.known, 1, "the extended header known");
@@ -335,7 +349,7 @@ static const char *header_fields_read_and_printed(void)
 	ASSERT_EQ(r.ext.mem_some_us, 18446744073709551615ULL, "mem-some-us");
 	ASSERT_EQ(r.ext.mem_full_us, 2500000, "mem-full-us");
 	ASSERT_EQ(r.nr_nodes, 1, "the report's nodes");
-	out = printed(qmp_print_report, m->obj);
+	out = printed(print_report, m->obj);
 	ASSERT_STREQ(out, EVENT32_TEXT, "the event printed");
 	free(out);
 	out = printed(print_json32, m->obj);
@@ -346,10 +360,10 @@ static const char *header_fields_read_and_printed(void)
 	m = one(EVENT);
 	ASSERT_OK_PTR(m, "the older event parsed");
 	memset(&r, 0x5a, sizeof(r));
-	ASSERT_OK(qmp_report_parse(m->obj, &r), "the older event's report");
+	ASSERT_OK(qmp_report_parse(m->obj, &r, NULL), "the older event's report");
 	ASSERT_EQ(r.ext.known, 0, "no extended header from an older QEMU");
 	ASSERT_EQ(r.ext.reclaim_seq, 0, "its reclaim-seq zeroed");
-	out = printed(qmp_print_report, m->obj);
+	out = printed(print_report, m->obj);
 	ASSERT_STREQ(out, EVENT_TEXT, "the older event printed");
 	free(out);
 	qmp_stream_free(&s);
@@ -360,17 +374,17 @@ static const char *header_fields_read_and_printed(void)
 static const char *catch_all_bound_stays_exact(void)
 {
 	const struct qmp_msg *m = one(EVENT);
-	const char *cause;
+	struct ws_report r;
 	char *out;
-	__u64 age;
 
 	ASSERT_OK_PTR(m, "the event parsed");
-	out = printed(qmp_print_report, m->obj);
+	out = printed(print_report, m->obj);
 	ASSERT_HAS_SUBSTR(out, "\n9223372036854775807 anon=1 file=1\n", "the event printed");
 	free(out);
-	ASSERT_OK(qmp_report_header(m->obj, &cause, &age), "the event's header");
-	ASSERT_STREQ(cause, "reclaim", "the event's cause");
-	ASSERT_EQ(age, 10, "the event's data age");
+	ASSERT_OK(qmp_report_parse(m->obj, &r, NULL), "the event's report");
+	ASSERT_EQ(r.cause, WSR_CAUSE_RECLAIM, "the event's cause");
+	ASSERT_EQ(r.data_age_ms, 10, "the event's data age");
+	ASSERT_EQ(r.nodes[1].hist.bound_ms[1], 9223372036854775807ULL, "the catch-all's bound");
 	/* --json: QEMU's text after wsr's two keys, as it came */
 	out = printed(print_json, m->obj);
 	ASSERT_STRPREFIX(out, JSON_KEYS, "the event printed with --json");
@@ -387,17 +401,17 @@ static const char *balance_reads_report_and_stats(void)
 	struct ws_stats st;
 	__u64 upd = 0, v = 0;
 
-	ASSERT_OK(qmp_report_parse(one(EVENT)->obj, &r), "the event's report");
+	ASSERT_OK(qmp_report_parse(one(EVENT)->obj, &r, NULL), "the event's report");
 	ASSERT_EQ(r.cause, WSR_CAUSE_RECLAIM, "the report's cause");
 	ASSERT_EQ(r.data_age_ms, 10, "the report's data age");
 	ASSERT_EQ(r.nr_nodes, 2, "the report's nodes");
 	ASSERT_EQ(r.nodes[1].id, 3, "node 1's id");
-	ASSERT_EQ(r.nodes[1].nr_bins, 2, "node 1's bins");
-	ASSERT_EQ(r.nodes[1].bins[0].anon, 40960, "node 1's bin 0's anon bytes");
-	ASSERT_EQ(r.nodes[0].bins[0].file, 20479, "node 0's bin 0's file bytes");
-	ASSERT_EQ(r.nodes[0].bins[1].idle_le_ms, 9223372036854775807ULL, "node 0's bin 1's bound");
+	ASSERT_EQ(r.nodes[1].hist.nr_bins, 2, "node 1's bins");
+	ASSERT_EQ(r.nodes[1].hist.anon[0], 40960, "node 1's bin 0's anon bytes");
+	ASSERT_EQ(r.nodes[0].hist.file[0], 20479, "node 0's bin 0's file bytes");
+	ASSERT_EQ(r.nodes[0].hist.bound_ms[1], 9223372036854775807ULL, "node 0's bin 1's bound");
 	ASSERT_ERR(qmp_report_parse(one("{\"return\": {\"cause\": \"request\", "
-					"\"nodes\": []}}\r\n")->obj, &r),
+					"\"nodes\": []}}\r\n")->obj, &r, NULL),
 		   "a report without data-age-ms");
 	/* beyond what struct ws_report holds: refused, not written past its end */
 	{
@@ -409,12 +423,12 @@ static const char *balance_reads_report_and_stats(void)
 			strcat(big, i ? ", {\"idle-age-ms\": 1, \"anon-bytes\": 0, \"file-bytes\": 0}"
 				      : "{\"idle-age-ms\": 1, \"anon-bytes\": 0, \"file-bytes\": 0}");
 		strcat(big, "]}]}}\r\n");
-		ASSERT_ERR(qmp_report_parse(one(big)->obj, &r), "a node of %d bins",
+		ASSERT_ERR(qmp_report_parse(one(big)->obj, &r, NULL), "a node of %d bins",
 			   WSR_MAX_BINS + 1);
 	}
 	ASSERT_ERR(qmp_report_parse(one("{\"return\": {\"cause\": \"request\", \"data-age-ms\": 1, "
 					"\"nodes\": [{\"node-id\": 16, \"bins\": []}]}}\r\n")->obj,
-				    &r), "node id 16");
+				    &r, NULL), "node id 16");
 	ASSERT_OK(qmp_stats_parse(one("{\"return\": {\"stats\": {\"stat-free-memory\": 4096, "
 				      "\"stat-available-memory\": -1}, "
 				      "\"last-update\": 17}}\r\n")->obj, &st, &upd), "the stats");
