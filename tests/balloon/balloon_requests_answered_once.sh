@@ -65,6 +65,7 @@ guest_half() {
 	# shellcheck disable=SC2317 # called by wait_until
 	configured() { intervals_are 1000,5000,20000,60000 && ws_is refresh_ms 1000; }
 	wait_until 120 configured || fail "the host's CONFIG did not land: $(ws_state)"
+	mark CONFIGURED
 	phase 100 PHASE1-DONE
 	kill -STOP "$daemon" || fail "cannot stop the daemon"
 	mark DAEMON-STOPPED
@@ -149,6 +150,9 @@ test_request_answers() {
 	wait_mark READY 200 || return
 	retry 60 host config 1000,5000,20000,60000 1000 0 >/dev/null ||
 		{ bad "working-set-config: $retry_err"; return; }
+	# the answers are judged against that CONFIG's refresh_ms: it landed
+	# first (the guest's 120 s for it, within this wait, name what did not)
+	wait_mark CONFIGURED 200 || return
 	request_phase balloon_requests_answered_once_with_daemon_running 1 1000
 	wait_mark DAEMON-STOPPED 60 || return
 	# 16 at a time with no daemon: the request hook answers 8 at each of
