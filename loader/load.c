@@ -213,7 +213,8 @@ static int check_pinned_layouts(__u32 walk_steps)
 			continue;	/* not pinned yet: the load makes it */
 		want = (struct wsr_map_layout){ bpf_map__name(map), bpf_map__type(map),
 						bpf_map__key_size(map), bpf_map__value_size(map),
-						bpf_map__max_entries(map) };
+						bpf_map__max_entries(map), bpf_map__map_flags(map),
+						false };
 		err = wsr_check_map_layout(fd, pin_dir, &want, &werr);
 		close(fd);
 		if (err) {
