@@ -31,9 +31,7 @@ BUILD=${BUILD:-$WSR_ROOT/build}
 # its kfuncs, or the lifetime of what BPF pins, each for a reason:
 # - balloon_probe_fails_*: probe's error paths, failed at each allocation
 #   (fault injection, debug only), then unbind/bind and rmmod/insmod
-#   cycles: the driver's set-up and teardown under KASAN and kmemleak;
-#   balloon_working_set_failure_*, the same run: a probe whose working
-#   set set-up failed leaves the rest of the balloon working
+#   cycles: the driver's set-up and teardown under KASAN and kmemleak
 # - balloon_kfuncs_*: both kfuncs given NULL, then called on every
 #   context switch with the runqueue lock held: lockdep sees their locks
 # - balloon_device_fuzz_*: the driver parses 1000 malformed
@@ -62,7 +60,6 @@ BUILD=${BUILD:-$WSR_ROOT/build}
 # device fuzz test and the rebind cycles).
 DEBUG_TESTS="
 	balloon_probe_fails_*
-	balloon_working_set_failure_*
 	balloon_driver_removed_during_*
 	balloon_kfuncs_*
 	balloon_device_fuzz_*
@@ -73,8 +70,8 @@ DEBUG_TESTS="
 # kernel (fault injection, lockdep), or they run on it already and the
 # module build adds nothing to them (the rebind cycles with module reloads
 # and the rest of the queue matrix stay there)
-DEBUG_ONLY="balloon_probe_fails_* balloon_working_set_failure_* balloon_driver_removed_during_*
-	balloon_kfuncs_* balloon_device_fuzz_* balloon_reclaim_* balloon_broken_ws_queue_*"
+DEBUG_ONLY="balloon_probe_fails_* balloon_driver_removed_during_* balloon_kfuncs_* balloon_device_fuzz_*
+	balloon_reclaim_* balloon_broken_ws_queue_*"
 # On Debian's stock kernel with the series' virtio_balloon built by DKMS
 # (vmtests/build-dkms.sh): the driver's interfaces and lifetime where it
 # is a module built apart from its kernel.  The queue layout with every

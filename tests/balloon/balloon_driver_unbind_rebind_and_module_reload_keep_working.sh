@@ -5,8 +5,7 @@
 # Alone: vmtests/run-test tests/balloon/balloon_driver_unbind_rebind_and_module_reload_keep_working.sh
 #
 # Guest half of balloon_driver_unbind_rebind_and_module_reload_keep_working
-# and balloon_probe_fails_cleanly_at_every_allocation_then_rebinds
-# (with balloon_working_set_failure_at_probe_leaves_the_balloon_working):
+# and balloon_probe_fails_cleanly_at_every_allocation_then_rebinds:
 # while the host sends CONFIGs and REQUESTs in a loop, unbind and bind the
 # balloon driver, and unload and reload its module, CYCLES times in turn
 # (a driver built in is only unbound and bound).  After each cycle
@@ -20,10 +19,6 @@
 # (fault injection through /proc/self/fail-nth, on the debug kernel) with
 # the balloon programs attached, until a probe sees no injected failure;
 # each failed probe must leave the device unbound, with no working_set/.
-# A failure in the working set's setup must not fail the probe: the
-# device stays bound with working set reporting off (no working_set/,
-# the feature still negotiated) and one line in the kernel log saying
-# so; then the host checks stats, inflation and deflation (ws_off_check).  At least one injected failure must be such.
 #
 # guest half: CYCLES [--fail-nth]
 guest_half() {
@@ -44,7 +39,7 @@ guest_half() {
 	wait_until 30 [ -d "$dev/working_set" ] || fail "no working_set/ in $dev"
 	# the daemon answers the host's requests: reports flow through the cycles
 	start_daemon
-	mark "READY $(ws_state) MemTotal=$(meminfo MemTotal)"
+	mark "READY $(ws_state)"
 
 	FI=/sys/kernel/debug
 
@@ -59,34 +54,9 @@ guest_half() {
 		INJ=$((slab + page))
 	}
 
-	# ws_off_check K N: the Kth probe (at N) that went on without working
-	# set reporting; the balloon must work without it: marks WS-OFF-K for
-	# the host, which checks stats; follows the host's inflation by 16 MiB
-	# and deflation (INFLATED-K, DEFLATED-K)
-	ws_off_check() {
-		local k=$1 n=$2 total0 logged
-		[ "$(feature_bit 6)" = 1 ] ||
-			fail "N=$n: working set (bit 6) no longer negotiated: $(cat "$dev/features")"
-		# exactly one line about it since this bind (its marker)
-		logged=$(dmesg | awk -v m="wsr-nth: $n" '
-			index($0, m) && substr($0, length($0) - length(m) + 1) == m { c = 0; on = 1; next }
-			on && /working set: .*not reporting/ { c++ }
-			END { print c + 0 }')
-		[ "$logged" = 1 ] ||
-			fail "N=$n: $logged kernel log lines say working set reporting is off, not 1"
-		total0=$(meminfo MemTotal)
-		mark "WS-OFF-$k N=$n MemTotal=$total0"
-		wait_until 120 mem_at_most MemTotal $((total0 - 15360)) ||
-			fail "N=$n: MemTotal still $(meminfo MemTotal) kB, not 15 MiB below $total0 kB: balloon not inflated"
-		mark "INFLATED-$k"
-		wait_until 120 mem_at_least MemTotal $((total0 - 1024)) ||
-			fail "N=$n: MemTotal still $(meminfo MemTotal) kB, below $total0 kB: balloon not deflated"
-		mark "DEFLATED-$k"
-	}
-
 	# probe_faults: bind with the Nth allocation failing, N = 1, 2, ...
 	probe_faults() {
-		local n=1 before rc failed=0 survived=0 ws_off=0
+		local n=1 before rc failed=0 survived=0
 		[ -e /proc/self/fail-nth ] || fail "no /proc/self/fail-nth: not the debug kernel?"
 		for t in failslab fail_page_alloc; do
 			echo N >$FI/$t/ignore-gfp-wait
@@ -108,8 +78,6 @@ guest_half() {
 		exec 3>/proc/self/fail-nth 4>&2 2>/dev/null
 		while [ "$n" -le 2000 ]; do
 			echo "$name" >"$DRV/unbind"
-			# for ws_off_check: where this bind's kernel log begins
-			echo "<6>wsr-nth: $n" >/dev/kmsg
 			injected
 			before=$INJ
 			echo "$n" >&3
@@ -123,11 +91,7 @@ guest_half() {
 				[ "$rc" = 0 ] || fail "bind failed with no fault injected (N=$n)"
 				break
 			fi
-			if [ "$rc" = 0 ] && [ -e "$dev/driver" ] && [ ! -e "$dev/working_set" ]; then
-				# the failure hit the working set's setup
-				ws_off=$((ws_off + 1))
-				ws_off_check "$ws_off" "$n"
-			elif [ "$rc" = 0 ] && [ -e "$dev/driver" ]; then
+			if [ "$rc" = 0 ] && [ -e "$dev/driver" ]; then
 				# the injected failure was one probe can live with
 				survived=$((survived + 1))
 			else
@@ -141,10 +105,8 @@ guest_half() {
 		[ -e "$dev/driver" ] || fail "no successful probe within 2000 allocations"
 		# a fault injection that never hit would leave nothing tested
 		[ "$failed" -gt 0 ] || fail "no probe failed (N=$n, survived=$survived): no fault was injected into one"
-		[ "$ws_off" -gt 0 ] ||
-			fail "no probe went on without working set reporting (N=$n, failed=$failed, survived=$survived): a failure in its setup fails the whole balloon"
 		wait_until 30 ws_is active 1 || fail "not the active device after the faults: $(ws_state)"
-		mark "PROBE-FAULTS N=$n failed=$failed survived=$survived ws_off=$ws_off"
+		mark "PROBE-FAULTS N=$n failed=$failed survived=$survived"
 	}
 	[ -z "$fail_nth" ] || probe_faults
 
@@ -275,73 +237,26 @@ notify_loop() {
 	echo "$ok $failed" >"$1.ok"
 }
 
-# ws_off_checks TOTAL_KB: while the guest's probes run under fault
-# injection, check the balloon after each one that went on without
-# working set reporting (the guest's WS-OFF-K, see ws_off_check): stats,
-# inflation and deflation; until PROBE-FAULTS, which
-# is left in $MARK.  Sets ws_offs to the number checked.  Through the
-# second QMP socket: notify_loop holds the first one.
-ws_off_checks() {
-	local total=$1 k=1 n=$((400 * 10)) line target=$((G_RAM - (16 << 20)))
-	local G_QMP=$G_EVENTS
-	[ "$KERNEL" != debug ] || n=$((n * 3))
-	ws_offs=0
-	while :; do
-		line=$(grep -a -m 1 -E "^wsr-balloon: (WS-OFF-$k|PROBE-FAULTS)\b" "$G_LOG" 2>/dev/null)
-		case "$line" in
-		*PROBE-FAULTS*) wait_mark PROBE-FAULTS 10; return ;;
-		*WS-OFF-*)
-			echo "    | working set off at probe: ${line#wsr-balloon: }" >&2
-			check_stats "$total" || return
-			qmp "{\"execute\":\"balloon\",\"arguments\":{\"value\":$target}}" >/dev/null ||
-				{ bad "WS-OFF-$k: QMP balloon refused"; return 1; }
-			wait_actual "$target" 60 || return
-			wait_mark "INFLATED-$k" 60 || return
-			qmp "{\"execute\":\"balloon\",\"arguments\":{\"value\":$G_RAM}}" >/dev/null ||
-				{ bad "WS-OFF-$k: QMP balloon (deflate) refused"; return 1; }
-			wait_actual "$G_RAM" 60 || return
-			wait_mark "DEFLATED-$k" 60 || return
-			ws_offs=$k
-			k=$((k + 1))
-			continue ;;
-		esac
-		if grep -aq '^FAIL: ' "$G_LOG" 2>/dev/null || ! guest_alive || [ "$n" -le 0 ]; then
-			bad "no 'WS-OFF-$k' or 'PROBE-FAULTS' from the guest: $(guest_why)"
-			return 1
-		fi
-		sleep 0.1
-		n=$((n - 1))
-	done
-}
-
 # The driver must survive being unbound and bound again, and its module
 # unloaded and loaded again, while the host keeps notifying it; afterwards
 # the device still configures, reports stats and inflates.  With
 # --fail-nth (debug kernel), probe first fails at each of its allocations
-# in turn, with the balloon programs attached (one failing in the
-# working set's setup leaves the balloon working without it: stats,
-# inflation and deflation are checked after each such
-# probe, balloon_working_set_failure_at_probe_leaves_the_balloon_working),
-# then 2 cycles follow (the
+# in turn, with the balloon programs attached, then 2 cycles follow (the
 # sanitizers see every path of a cycle in each: the driver is built into
 # the debug kernel, so every cycle is the same unbind and bind, and the
 # second one binds after a rebind; the 20 cycles on our kernel, unbinds
 # and module reloads, look for races; make check-long runs 200 on debug).
 test_rebind_cycles() {
 	local cycles=${WSR_BALLOON_CYCLES:-20} stop=$tmp/loop.stop loop counts total held=""
-	local ws_offs ws_off_why=""
 	[ "${1:-}" != --fail-nth ] || cycles=${WSR_BALLOON_CYCLES:-2}
 	# about 10 s a cycle at most, on the debug kernel (make check-long runs 200)
 	guest_start working-set=on,working-set-bins=5 --timeout $((700 + cycles * 10)) -- "$cycles" "$@" || return
 	wait_mark READY || return
-	total=${MARK#* MemTotal=}
 	rm -f "$stop" "$stop.ok"
 	notify_loop "$stop" &
 	loop=$!
-	if [ "${1:-}" = --fail-nth ] && ws_off_checks "$total"; then
+	if [ "${1:-}" = --fail-nth ] && wait_mark PROBE-FAULTS 400; then
 		echo "    | probe under fault injection: $MARK" >&2
-		[ "$(mark_field ws_off)" = "$ws_offs" ] ||
-			ws_off_why="the guest counted $(mark_field ws_off) probes without working set reporting, the host checked $ws_offs"
 		# its verdict at the end: a report after the mark fails it too
 		if wait_mark HELD-SENDS 120; then
 			echo "    | removals during a held send: $MARK" >&2
@@ -363,8 +278,6 @@ test_rebind_cycles() {
 	check_inflate_deflate || return
 	guest_done 60 || return
 	guest_errors_none || return
-	[ "${1:-}" != --fail-nth ] ||
-		also_verdict balloon_working_set_failure_at_probe_leaves_the_balloon_working "$ws_off_why"
 	case "$held" in
 	"") ;;
 	ok:*) also_verdict balloon_driver_removed_during_a_failed_send_cancels_its_retry ;;
@@ -375,6 +288,5 @@ test_rebind_cycles() {
 run_test balloon_driver_unbind_rebind_and_module_reload_keep_working \
 	test_rebind_cycles
 run_test balloon_probe_fails_cleanly_at_every_allocation_then_rebinds \
-	--also balloon_working_set_failure_at_probe_leaves_the_balloon_working \
 	--also balloon_driver_removed_during_a_failed_send_cancels_its_retry \
 	test_rebind_cycles --fail-nth
