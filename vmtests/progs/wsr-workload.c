@@ -31,7 +31,7 @@
 struct opts {
 	long long hot_mib, cold_mib, node, period_ms, reaccess_ms, random_touches;
 	long long warm_mib, warm_period_ms, stats_s, move_s;
-	int file, read_only, tlb_flush;
+	int file, read_only, tlb_flush, cold_holes;
 	const char *path, *cgroup, *ready;
 };
 
@@ -45,7 +45,7 @@ static void usage(void)
 	       "         [--file PATH] [--period-ms MS] [--cgroup DIR] [--ready FILE]\n"
 	       "         [--reaccess-after-ms MS] [--random-touches N]\n"
 	       "         [--warm MIB --warm-period-ms MS] [--stats-s S] [--read]\n"
-	       "         [--move-s S] [--tlb-flush]\n"
+	       "         [--move-s S] [--tlb-flush] [--cold-holes]\n"
 	       "Touches HOT+COLD MiB once, then only HOT MiB every MS ms (default 100).\n"
 	       "--warm adds MIB between hot and cold, touched every --warm-period-ms.\n"
 	       "--read: the hot passes read each page instead of writing it.\n"
@@ -55,6 +55,8 @@ static void usage(void)
 	       "(mprotect read-only and back), so that it sets their accessed bits.\n"
 	       "--stats-s prints \"touches_per_s R late N\" every S s: pages touched per\n"
 	       "second of hot-pass time, and passes that overran the period.\n"
+	       "--cold-holes: after the first touch, every second page of cold is freed:\n"
+	       "the system gets it back as single pages, no two of them together.\n"
 	       "--type file maps PATH (default /tmp/wsr-workload.<pid>) MAP_SHARED.\n"
 	       "example: wsr-workload --hot 64 --cold 192 --node 1 --ready /tmp/w.ready\n");
 }
@@ -117,6 +119,7 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		{ "read", no_argument, NULL, 'x' },
 		{ "move-s", required_argument, NULL, 'M' },
 		{ "tlb-flush", no_argument, NULL, 'F' },
+		{ "cold-holes", no_argument, NULL, 'O' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -160,6 +163,9 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		case 'F':
 			o->tlb_flush = 1;
 			break;
+		case 'O':
+			o->cold_holes = 1;
+			break;
 		case 'f':
 			o->path = optarg;
 			break;
@@ -197,6 +203,8 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		fail(2, "--move-s must be at least 1");
 	if (o->move_s != UNSET && (!o->hot_mib || o->cold_mib < o->hot_mib))
 		fail(2, "--move-s needs a cold tier at least as large as a hot one above 0");
+	if (o->cold_holes && (o->file || !o->cold_mib))
+		fail(2, "--cold-holes needs an anon cold tier above 0");
 	if (o->path && !o->file)
 		fail(2, "--file needs --type file");
 	if (o->ready && strlen(o->ready) > PATH_MAX - 32)
@@ -358,6 +366,16 @@ static void on_signal(int sig)
 	_exit(0);
 }
 
+/* every second page of [@p, @p + @len) back to the system, one by one */
+static void free_holes(char *p, size_t len)
+{
+	size_t off;
+
+	for (off = PAGE_STEP; off < len; off += 2 * PAGE_STEP)
+		if (madvise(p + off, PAGE_STEP, MADV_DONTNEED))
+			fail(1, "cannot free the page at offset %zu", off);
+}
+
 int main(int argc, char **argv)
 {
 	struct opts o = { .hot_mib = UNSET, .cold_mib = UNSET, .node = UNSET,
@@ -396,6 +414,8 @@ int main(int argc, char **argv)
 	if (o.node != UNSET)
 		bind_node(base, len, o.node);
 	touch(base, len);
+	if (o.cold_holes)
+		free_holes(base + hot + warm, o.cold_mib * MIB);
 	announce(o.ready, "", "ready");
 	if (o.random_touches != UNSET) {
 		random_touches(base, len, o.random_touches);
