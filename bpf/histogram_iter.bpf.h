@@ -20,6 +20,7 @@
 /* the histogram the last iterator walk computed (live, no aging) */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);	/* as config (wsr.bpf.c) */
 	__uint(max_entries, WSR_MAX_KEYS);
 	__type(key, struct wsr_key);
 	__type(value, struct wsr_report);
@@ -53,7 +54,9 @@ static __noinline int read_subtree(struct seq_file *seq, struct cgroup_subsys_st
 		s->report.time_ns = bpf_ktime_get_boot_ns();
 		s->report.cause = WSR_CAUSE_READ;
 		s->report.hist = *h;
-		bpf_map_update_elem(&live, &key, &s->report, BPF_ANY);
+		/* no memory for a new entry: the read prints, but wsr show fails */
+		if (bpf_map_update_elem(&live, &key, &s->report, BPF_ANY))
+			STAT_INC(maps_full);
 
 		BPF_SEQ_PRINTF(seq, "N%u\n", n);
 		for (i = 0; i < WSR_MAX_BINS && i < h->nr_bins; i++)

@@ -14,6 +14,7 @@
 /* per (memcg, node): pages found accessed again, by the age they had */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);	/* as config (wsr.bpf.c) */
 	__uint(max_entries, WSR_MAX_KEYS);
 	__type(key, struct wsr_key);
 	__type(value, struct wsr_hist);
@@ -39,6 +40,10 @@ static __noinline int bin_reaccess(__u64 root, __u32 node, struct scratch *s)
 	if (!cfg->reaccess_nr_intervals)
 		return 0;
 	h = bpf_map_lookup_elem(&reaccess, &key);
+	/*
+	 * wsr set made it (loader/lib/hist.c says why); with interrupts off
+	 * here, an entry made now has only the map's per-CPU spares
+	 */
 	if (!h) {
 		init_hist(&s->delta, cfg, true);
 		bpf_map_update_elem(&reaccess, &key, &s->delta, BPF_NOEXIST);

@@ -23,10 +23,15 @@ struct {
 	__type(value, __u32);
 } watchers SEC(".maps");
 
+/*
+ * A ring's pages are taken when it is made, whether a watcher uses it or
+ * not: 16 KiB holds 341 events (struct wsr_event and its 8-byte header),
+ * the reports of two minutes at most (3 a second in all, reclaim.h)
+ */
 #define WATCH_RING(n)						\
 	struct {						\
 		__uint(type, BPF_MAP_TYPE_RINGBUF);		\
-		__uint(max_entries, 64 * 1024);			\
+		__uint(max_entries, 16 * 1024);			\
 	} watch##n SEC(".maps")
 WATCH_RING(0);
 WATCH_RING(1);

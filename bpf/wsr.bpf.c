@@ -38,9 +38,17 @@
 /* GPL-compatible: the tracing helpers used here are GPL-only */
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
+/*
+ * The hash maps keyed by (memcg, node) are not preallocated: an entry's
+ * memory is taken when the entry is made, so that a guest pays for the
+ * keys it has, not for WSR_MAX_KEYS (docs/estimator.md, "What wsr costs
+ * a guest").  WSR_MAX_KEYS stays the cap.
+ */
+
 /* the knobs of each (memcg, node): struct wsr_config */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__uint(max_entries, WSR_MAX_KEYS);
 	__type(key, struct wsr_key);
 	__type(value, struct wsr_config);
@@ -49,6 +57,7 @@ struct {
 /* the last report of each (memcg, node), made on reclaim or by a reader */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__uint(max_entries, WSR_MAX_KEYS);
 	__type(key, struct wsr_key);
 	__type(value, struct wsr_report);

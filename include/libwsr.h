@@ -367,6 +367,13 @@ struct wsr_map_layout {
 	const char *name;
 	__u32 type, key_size, value_size;
 	__u32 max_entries;	/* 0: any */
+	/*
+	 * BPF_F_*: the daemon's load needs them as its object declares them
+	 * (libbpf reuses no pin that differs); a reader reads the maps the
+	 * same whatever they are
+	 */
+	__u32 map_flags;
+	bool any_flags;
 };
 
 /*

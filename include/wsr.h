@@ -64,8 +64,12 @@
 #define WSR_MAX_ANCESTORS	64
 /* the daemon's own aging runs at most this often (wsr daemon, docs/estimator.md) */
 #define WSR_BACKGROUND_MIN_MS	500
-/* lruvecs whose merged generations wsr keeps apart (bpf/vgen.h) */
-#define WSR_MAX_VGENS		65536
+/*
+ * lruvecs whose merged generations wsr keeps apart (bpf/vgen.h): 16,384
+ * memcgs on 2 nodes.  The map's table of buckets, 16 bytes an entry, is
+ * taken when it is made, whatever the guest has.
+ */
+#define WSR_MAX_VGENS		32768
 
 /* One histogram per (memcg, node); memcg is the cgroup v2 inode number. */
 struct wsr_key {
@@ -186,7 +190,7 @@ enum wsr_refresh_mode {
 struct wsr_stats {
 	__u64 walks_truncated;		/* subtree walks that ran out of steps */
 	__u64 ancestors_truncated;	/* reaccess counts past WSR_MAX_ANCESTORS */
-	__u64 maps_full;		/* a report or reaccess entry not stored */
+	__u64 maps_full;		/* a map entry not made: map full, or no memory */
 	__u64 walk_steps;		/* the walk limit loaded (wsr daemon --max-walk-steps) */
 };
 

@@ -262,6 +262,7 @@ again:
 out:
 	balloon_bpf__destroy(skel);
 	close(dir);	/* and the lock with it */
+	release_load_memory();
 	return err;
 }
 

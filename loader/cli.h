@@ -94,6 +94,16 @@ int load_and_pin(__u32 walk_steps, bool merge_hooks);
 /* how long a daemon waits for another's load (slow under TCG) */
 #define WSR_LOAD_LOCK_TIMEOUT_MS	120000
 
+/*
+ * load.c: give back what a load used and the daemon no longer needs: the
+ * pages of our code and read-only data (the BPF objects among them) and
+ * the heap's free memory.  The daemon's memory is locked (mlockall), so
+ * that whatever a load touched would stay, locked, for the daemon's life.
+ */
+void release_load_memory(void);
+/* daemon.c: the daemon's memory is locked (mlockall() took) */
+extern bool memory_locked;
+
 /* balloon-attach.c: the balloon's programs, loaded apart */
 bool balloon_kfuncs(void);
 /* 0 attached (or already), 1 left detached (@automatic only), -1 error */

@@ -156,8 +156,10 @@ static void check_limits(struct wsr_stats *logged)
 			err_msg("warning: a memcg is deeper than %d levels; reaccess counts skip "
 				"its ancestors above that", WSR_MAX_ANCESTORS);
 		if (st.maps_full && !logged->maps_full)
-			err_msg("warning: the reports or reaccess map is full (%d keys); "
-				"some reports were not made", WSR_MAX_KEYS);
+			err_msg("warning: an entry of the reports, live, reaccess or vgens map "
+				"could not be made (full at %d keys, %d for vgens, or no memory): "
+				"some reports, reads or counts were lost", WSR_MAX_KEYS,
+				WSR_MAX_VGENS);
 		*logged = st;
 	}
 	close(fd);
@@ -250,6 +252,8 @@ static int daemon_options(int argc, char **argv, __u64 *interval_ms, __u64 *walk
  * first, and libbpf then says it found no BTF.  There we run unlocked,
  * and say so.
  */
+bool memory_locked;
+
 static void lock_in_memory(void)
 {
 	struct rlimit rl;
@@ -261,8 +265,14 @@ static void lock_in_memory(void)
 			"RLIMIT_MEMLOCK");
 		return;
 	}
-	if (mlockall(MCL_CURRENT | MCL_FUTURE))
+	/*
+	 * On fault: what the daemon touches, not the whole of a static
+	 * binary (most of it a load's, run once: release_load_memory())
+	 */
+	if (mlockall(MCL_CURRENT | MCL_FUTURE | MCL_ONFAULT))
 		err_msg("warning: mlockall failed: %s", strerror(errno));
+	else
+		memory_locked = true;
 }
 
 /*

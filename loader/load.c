@@ -4,11 +4,16 @@
  * programs and links in pin_dir (wsr daemon); wsr unload.  The balloon's
  * object loads apart, in balloon-attach.c.
  */
+#define _GNU_SOURCE	/* dl_iterate_phdr() */
 #include <errno.h>
 #include <fcntl.h>
+#include <link.h>
+#include <malloc.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/mman.h>
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
@@ -213,7 +218,8 @@ static int check_pinned_layouts(__u32 walk_steps)
 			continue;	/* not pinned yet: the load makes it */
 		want = (struct wsr_map_layout){ bpf_map__name(map), bpf_map__type(map),
 						bpf_map__key_size(map), bpf_map__value_size(map),
-						bpf_map__max_entries(map) };
+						bpf_map__max_entries(map), bpf_map__map_flags(map),
+						false };
 		err = wsr_check_map_layout(fd, pin_dir, &want, &werr);
 		close(fd);
 		if (err) {
@@ -223,6 +229,45 @@ static int check_pinned_layouts(__u32 walk_steps)
 	}
 	wsr_bpf__destroy(skel);
 	return err ? -1 : 0;
+}
+
+/* dl_iterate_phdr(): drop @info's read-only segments (release_load_memory()) */
+static int drop_read_only(struct dl_phdr_info *info, size_t size, void *data)
+{
+	uintptr_t page = *(long *)data, lo, hi;
+	int i;
+
+	(void)size;
+	for (i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+
+		if (ph->p_type != PT_LOAD || (ph->p_flags & PF_W))
+			continue;
+		lo = (info->dlpi_addr + ph->p_vaddr) & ~(page - 1);
+		hi = (info->dlpi_addr + ph->p_vaddr + ph->p_memsz + page - 1) & ~(page - 1);
+		madvise((void *)lo, hi - lo, MADV_DONTNEED);
+	}
+	return 0;
+}
+
+void release_load_memory(void)
+{
+	long page = sysconf(_SC_PAGESIZE);
+
+	/* locked pages cannot be dropped (EINVAL): unlocked meanwhile */
+	if (memory_locked)
+		munlockall();
+	/*
+	 * Our code and read-only data, never written (PF_W apart): a page
+	 * dropped is read again from its file at its next use, and only
+	 * those the daemon uses after a load come back.  The BPF objects in
+	 * them (the skeletons' ELF), libbpf's and libelf's code are a load's.
+	 */
+	dl_iterate_phdr(drop_read_only, &page);
+	malloc_trim(0);
+	/* what is left, locked again, and what the daemon touches from now */
+	if (memory_locked && mlockall(MCL_CURRENT | MCL_FUTURE | MCL_ONFAULT))
+		err_msg("warning: mlockall failed: %s", strerror(errno));
 }
 
 int load_and_pin(__u32 walk_steps, bool merge_hooks)
@@ -240,6 +285,7 @@ int load_and_pin(__u32 walk_steps, bool merge_hooks)
 	if (!ret)
 		ret = wsr_loaded(pin_dir) ? 1 : load_locked(walk_steps, merge_hooks);
 	close(dir);
+	release_load_memory();
 	return ret;
 }
 

@@ -156,6 +156,29 @@ void wsr_read_reaccess(const struct wsr_pins *p, const struct wsr_memcg *m, __u6
 }
 
 /*
+ * New reaccess bins start a new reaccess histogram, made here rather than
+ * by BPF: the program that counts (bpf/reaccess.bpf.h) runs with
+ * interrupts off, where a map that is not preallocated has only the few
+ * elements its per-CPU cache holds.  It still makes the entry if this
+ * update failed, and counts in wsr_stats.maps_full one it could not make.
+ */
+static void new_reaccess(const struct wsr_pins *p, const struct wsr_key *key,
+			 const struct wsr_config *cfg)
+{
+	struct wsr_hist h = { .nr_bins = cfg->reaccess_nr_intervals + 1 };
+	__u32 i;
+
+	if (!cfg->reaccess_nr_intervals) {
+		bpf_map_delete_elem(p->reaccess, key);
+		return;
+	}
+	for (i = 0; i < WSR_MAX_BINS; i++)
+		h.bound_ms[i] = i < cfg->reaccess_nr_intervals ? cfg->reaccess_intervals_ms[i] :
+								 WSR_BIN_INF;
+	bpf_map_update_elem(p->reaccess, key, &h, BPF_ANY);
+}
+
+/*
  * -EINVAL is kept for a refused value (the CLI's usage error): a map
  * update that fails with EINVAL is reported as -EIO.
  */
@@ -198,9 +221,8 @@ int wsr_set_knob(const struct wsr_pins *p, const struct wsr_memcg *m, __u64 node
 				 strerror(errno));
 			goto out;
 		}
-		/* new reaccess bins start a new reaccess histogram */
 		if (knob == WSR_KNOB_REACCESS_INTERVALS)
-			bpf_map_delete_elem(p->reaccess, &key);
+			new_reaccess(p, &key, &cfgs[n]);
 	}
 out:
 	close(dir);

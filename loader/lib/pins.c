@@ -152,24 +152,28 @@ int wsr_check_map_layout(int fd, const char *dir, const struct wsr_map_layout *w
 	}
 	if (info.type == want->type && info.key_size == want->key_size &&
 	    info.value_size == want->value_size &&
-	    (!want->max_entries || info.max_entries == want->max_entries))
+	    (!want->max_entries || info.max_entries == want->max_entries) &&
+	    (want->any_flags || info.map_flags == want->map_flags))
 		return 0;
 	snprintf(err->msg, sizeof(err->msg),
 		 "%s/%s is a map of another layout (type %u, key %u bytes, value %u bytes, "
-		 "%u entries; this wsr's: type %u, %u, %u, %u): pins of an older or newer "
-		 "wsr, which this one would misread.  \"wsr unload\" removes them and the "
-		 "knobs they hold; then start \"wsr daemon\" again, and set the knobs again",
+		 "%u entries, flags %#x; this wsr's: type %u, %u, %u, %u, %#x): pins of an "
+		 "older or newer wsr, which this one would misread or cannot reuse.  \"wsr "
+		 "unload\" removes them and the knobs they hold; then start \"wsr daemon\" "
+		 "again, and set the knobs again",
 		 dir, want->name, info.type, info.key_size, info.value_size, info.max_entries,
-		 want->type, want->key_size, want->value_size,
-		 want->max_entries ? want->max_entries : info.max_entries);
+		 info.map_flags, want->type, want->key_size, want->value_size,
+		 want->max_entries ? want->max_entries : info.max_entries,
+		 want->any_flags ? info.map_flags : want->map_flags);
 	return -EPROTO;
 }
 
 int wsr_pins_open(struct wsr_pins *p, const char *dir, const struct wsr_sys *sys,
 		  struct wsr_err *err)
 {
-	/* as bpf/ declares them; max_entries is the daemon's to check */
-#define LAYOUT(name, type, key, value) { name, BPF_MAP_TYPE_##type, sizeof(key), sizeof(value), 0 }
+	/* as bpf/ declares them; max_entries and flags are the daemon's to check */
+#define LAYOUT(name, type, key, value) \
+	{ name, BPF_MAP_TYPE_##type, sizeof(key), sizeof(value), 0, 0, true }
 	static const struct wsr_map_layout maps[] = {
 		LAYOUT(WSR_PIN_CONFIG, HASH, struct wsr_key, struct wsr_config),
 		LAYOUT(WSR_PIN_REPORTS, HASH, struct wsr_key, struct wsr_report),

@@ -187,11 +187,43 @@ static const char *pin_names_are_the_objects_maps(void)
 	return NULL;
 }
 
+/*
+ * No hash map of either object is preallocated but the small ones: a
+ * preallocated map takes every entry's memory when it is made, 16,384
+ * entries of config, reports, live and reaccess once took 28 MiB of an
+ * idle guest (docs/estimator.md, "What wsr costs a guest").
+ */
+static const char *big_hash_maps_are_not_preallocated(void)
+{
+	struct bpf_object *obj[2] = { open_obj("wsr.bpf.o"), open_obj("balloon.bpf.o") };
+	unsigned int o, big = 0;
+	struct bpf_map *m;
+
+	for (o = 0; o < 2; o++) {
+		ASSERT_OK_PTR(obj[o], "open object %u", o);
+		bpf_object__for_each_map(m, obj[o]) {
+			if (bpf_map__type(m) != BPF_MAP_TYPE_HASH ||
+			    bpf_map__max_entries(m) <= WSR_MAX_WATCHERS)
+				continue;
+			ASSERT_TRUE(bpf_map__map_flags(m) & BPF_F_NO_PREALLOC,
+				    "hash map %s of %u entries (object %u) is not preallocated",
+				    bpf_map__name(m), bpf_map__max_entries(m), o);
+			big++;
+		}
+	}
+	bpf_object__close(obj[0]);
+	bpf_object__close(obj[1]);
+	/* config, reports, live, reaccess, vgens */
+	ASSERT_GE(big, 5, "big hash maps found");
+	return NULL;
+}
+
 static const struct unit_test tests[] = {
 	{ "estimator_has_no_kfunc_nor_balloon_program", estimator_has_no_kfunc_nor_balloon_program },
 	{ "balloon_object_holds_the_balloon", balloon_object_holds_the_balloon },
 	{ "shared_maps_match_the_estimators", shared_maps_match_the_estimators },
 	{ "pin_names_are_the_objects_maps", pin_names_are_the_objects_maps },
+	{ "big_hash_maps_are_not_preallocated", big_hash_maps_are_not_preallocated },
 };
 
 UNIT_MAIN(tests)

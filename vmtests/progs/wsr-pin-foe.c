@@ -13,6 +13,12 @@
  *                                before commit 0dbafa3 (struct wsr_report
  *                                without claim_ns, struct wsr_stats without
  *                                walk_steps): an older wsr's pins
+ *   wsr-pin-foe prealloc DIR     pin in DIR the map config as wsr pinned
+ *                                it before its hash maps were made
+ *                                BPF_F_NO_PREALLOC: same sizes, flags 0
+ *   wsr-pin-foe jit PATH         pin at PATH a program of two instructions,
+ *                                JIT-compiled: another BPF user, as a
+ *                                guest's systemd is (vmtests/memcost-guest.sh)
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -82,12 +88,55 @@ static int old_layout(const char *dir)
 	return 0;
 }
 
+static int prealloc(const char *dir)
+{
+	char path[4096];
+	int fd;
+
+	if (mkdir(dir, 0700) && errno != EEXIST) {
+		fprintf(stderr, "wsr-pin-foe: cannot make %s: %s\n", dir, strerror(errno));
+		return 1;
+	}
+	snprintf(path, sizeof(path), "%s/config", dir);
+	fd = bpf_map_create(BPF_MAP_TYPE_HASH, "config", sizeof(struct wsr_key),
+			    sizeof(struct wsr_config), WSR_MAX_KEYS, NULL);
+	if (fd < 0 || bpf_obj_pin(fd, path)) {
+		fprintf(stderr, "wsr-pin-foe: cannot pin %s: %s\n", path, strerror(errno));
+		return 1;
+	}
+	close(fd);
+	return 0;
+}
+
+static int jit(const char *path)
+{
+	/* r0 = 0; exit: a socket filter that drops everything */
+	const struct bpf_insn insns[] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0 },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	int fd = bpf_prog_load(BPF_PROG_TYPE_SOCKET_FILTER, "foe", "GPL", insns, 2, NULL);
+
+	if (fd < 0 || bpf_obj_pin(fd, path)) {
+		fprintf(stderr, "wsr-pin-foe: cannot pin a program at %s: %s\n", path,
+			strerror(errno));
+		return 1;
+	}
+	close(fd);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if ((argc == 3 || argc == 4) && !strcmp(argv[1], "hold-lock"))
 		return hold_lock(argv[2], argc == 4 ? argv[3] : NULL);
 	if (argc == 3 && !strcmp(argv[1], "old-layout"))
 		return old_layout(argv[2]);
-	fprintf(stderr, "usage: wsr-pin-foe hold-lock DIR [UID] | old-layout DIR\n");
+	if (argc == 3 && !strcmp(argv[1], "prealloc"))
+		return prealloc(argv[2]);
+	if (argc == 3 && !strcmp(argv[1], "jit"))
+		return jit(argv[2]);
+	fprintf(stderr, "usage: wsr-pin-foe hold-lock DIR [UID] | old-layout DIR | prealloc DIR | "
+		"jit PATH\n");
 	return 2;
 }
