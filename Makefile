@@ -83,10 +83,10 @@ ALL_OBJ     := $(LIBWSR_OBJ) $(CLI_OBJ) $(HOST_OBJ) $(OBJ)/host/wsr-host.o $(UNI
 	$(OBJ)/tests/balloon/progs/kfunc_probe.o $(OBJ)/tests/balloon/progs/send_hold.o \
 	$(OBJ)/vmtests/progs/wsr-workload.o \
 	$(OBJ)/vmtests/progs/wsr-nothp.o $(OBJ)/vmtests/progs/wsr-pin-foe.o \
-	$(OBJ)/vmtests/progs/wsr-compare-read.o
+	$(OBJ)/vmtests/progs/wsr-compare-read.o $(OBJ)/vmtests/progs/wsr-cpu.o
 
 GUEST_PROGS := $(GUEST)/wsr $(GUEST)/wsr-workload $(GUEST)/kfunc-probe $(GUEST)/send-hold \
-	$(GUEST)/wsr-pin-foe $(GUEST)/wsr-compare-read
+	$(GUEST)/wsr-pin-foe $(GUEST)/wsr-compare-read $(GUEST)/wsr-cpu
 GUEST_TESTS := $(wildcard tests/guest/*.sh)
 UNIT_TESTS  := $(patsubst tests/unit/%.c,$(BUILD)/unit/%,$(wildcard tests/unit/*.c))
 
@@ -94,7 +94,7 @@ UNIT_TESTS  := $(patsubst tests/unit/%.c,$(BUILD)/unit/%,$(wildcard tests/unit/*
 .DELETE_ON_ERROR:
 .SECONDARY:
 
-all: $(GUEST_PROGS) $(GUEST)/run-tests $(GUEST)/wsr.service $(GUEST)/wsr.service.syscalls $(GUEST)/wsr-demo $(GUEST)/wsr-bench $(GUEST)/wsr-tiers $(GUEST)/wsr-compare $(UNIT_TESTS) \
+all: $(GUEST_PROGS) $(GUEST)/run-tests $(GUEST)/wsr.service $(GUEST)/wsr.service.syscalls $(GUEST)/wsr-demo $(GUEST)/wsr-bench $(GUEST)/wsr-tiers $(GUEST)/wsr-compare $(GUEST)/wsr-memcost $(UNIT_TESTS) \
 	$(BUILD)/wsr-host $(BUILD)/wsr-nothp $(GUEST)/asan/wsr
 
 setup:
@@ -200,6 +200,11 @@ $(GUEST)/wsr-workload: $(OBJ)/vmtests/progs/wsr-workload.o | $(GUEST)
 # DAMON and idle page tracking binned as wsr bins, for the comparison
 # bench and its test (vmtests/compare-guest.sh)
 $(GUEST)/wsr-compare-read: $(OBJ)/vmtests/progs/wsr-compare-read.o | $(GUEST)
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(CFLAGS) -static -o $@ $<
+
+# the CPU time of a command's runs (vmtests/memcost-guest.sh: what a read costs)
+$(GUEST)/wsr-cpu: $(OBJ)/vmtests/progs/wsr-cpu.o | $(GUEST)
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(CFLAGS) -static -o $@ $<
 

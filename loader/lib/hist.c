@@ -17,6 +17,33 @@ __u64 wsr_now_ns(void)
 	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
+/*
+ * Our hash maps keyed by (memcg, node) are not preallocated
+ * (bpf/wsr.bpf.c).  Such a map takes a new element from a per-CPU cache
+ * that the kernel refills by irq_work once an update found it low; on 6.1
+ * (bpf_mem_alloc) the cache starts with one element, and an update that
+ * finds it empty fails with ENOMEM, however much memory is free: the
+ * second key "wsr set" made on Debian's 6.1 did.  The refill was raised
+ * by that failure, so the update is tried again, for a bounded time
+ * (docs/estimator.md, "What wsr costs a guest"); a machine truly out of
+ * memory still gets ENOMEM, later.
+ */
+#define ENOMEM_TRIES	200
+#define ENOMEM_WAIT_US	1000
+
+static int map_update(int fd, const void *key, const void *value, __u64 flags)
+{
+	int i;
+
+	for (i = 0;; i++) {
+		if (!bpf_map_update_elem(fd, key, value, flags))
+			return 0;
+		if (errno != ENOMEM || i == ENOMEM_TRIES)
+			return -errno;
+		usleep(ENOMEM_WAIT_US);
+	}
+}
+
 void wsr_get_config(const struct wsr_pins *p, __u64 id, __u32 node, struct wsr_config *cfg)
 {
 	struct wsr_key key = { .cgroup_id = id, .node = node };
@@ -88,7 +115,7 @@ int wsr_read_hists(const struct wsr_pins *p, const struct wsr_memcg *m, __u64 no
 	struct wsr_refresh_args args = {};
 	__u64 stale = 0, now = wsr_now_ns();
 	struct wsr_config cfg;
-	__u32 n;
+	__u32 n, i;
 	int ret;
 
 	for (n = 0; n < WSR_MAX_NODES; n++) {
@@ -115,23 +142,31 @@ int wsr_read_hists(const struct wsr_pins *p, const struct wsr_memcg *m, __u64 no
 	}
 	if (!stale)
 		return 0;
-	/* walk @m's subtree with the histogram iterator: fills "live" */
-	ret = wsr_run_iter(p->dir, WSR_PIN_PROG_HISTOGRAM, m, true, NULL, err);
-	if (ret)
-		return ret;
-	for (n = 0; n < WSR_MAX_NODES; n++) {
-		struct wsr_key key = { .cgroup_id = m->id, .node = n };
-
-		if (!(stale >> n & 1))
-			continue;
-		if (bpf_map_lookup_elem(p->live, &key, &reps[n])) {
-			ret = -errno;
-			snprintf(err->msg, sizeof(err->msg), "no N%u histogram of %s: %s", n,
-				 m->rel, strerror(-ret));
+	for (i = 0;; i++) {
+		/* walk @m's subtree with the histogram iterator: fills "live" */
+		now = wsr_now_ns();
+		ret = wsr_run_iter(p->dir, WSR_PIN_PROG_HISTOGRAM, m, true, NULL, err);
+		if (ret)
 			return ret;
+		ret = 0;
+		for (n = 0; n < WSR_MAX_NODES && !ret; n++) {
+			struct wsr_key key = { .cgroup_id = m->id, .node = n };
+
+			if (!(stale >> n & 1))
+				continue;
+			if (bpf_map_lookup_elem(p->live, &key, &reps[n]))
+				ret = -errno;
+			/* the walk could not store its entry (map_update() says why) */
+			else if (reps[n].time_ns < now)
+				ret = -ENOMEM;
+			if (ret)
+				snprintf(err->msg, sizeof(err->msg), "no N%u histogram of %s: %s",
+					 n, m->rel, strerror(-ret));
 		}
+		if (!ret || i == ENOMEM_TRIES)
+			return ret;
+		usleep(ENOMEM_WAIT_US);
 	}
-	return 0;
 }
 
 void wsr_read_reaccess(const struct wsr_pins *p, const struct wsr_memcg *m, __u64 nodes,
@@ -175,7 +210,7 @@ static void new_reaccess(const struct wsr_pins *p, const struct wsr_key *key,
 	for (i = 0; i < WSR_MAX_BINS; i++)
 		h.bound_ms[i] = i < cfg->reaccess_nr_intervals ? cfg->reaccess_intervals_ms[i] :
 								 WSR_BIN_INF;
-	bpf_map_update_elem(p->reaccess, key, &h, BPF_ANY);
+	map_update(p->reaccess, key, &h, BPF_ANY);
 }
 
 /*
@@ -185,6 +220,7 @@ static void new_reaccess(const struct wsr_pins *p, const struct wsr_key *key,
 int wsr_set_knob(const struct wsr_pins *p, const struct wsr_memcg *m, __u64 nodes,
 		 int node, enum wsr_knob knob, const char *value, struct wsr_err *err)
 {
+	static const struct wsr_report no_report;
 	struct wsr_config cfgs[WSR_MAX_NODES];
 	__u32 nr_nodes = wsr_possible_nodes(p->sys), n;
 	int ret = 0, dir;
@@ -215,14 +251,22 @@ int wsr_set_knob(const struct wsr_pins *p, const struct wsr_memcg *m, __u64 node
 
 		if (!(nodes >> n & 1) || (node >= 0 && (int)n != node))
 			continue;
-		if (bpf_map_update_elem(p->config, &key, &cfgs[n], BPF_ANY)) {
-			ret = errno == EINVAL ? -EIO : -errno;
+		ret = map_update(p->config, &key, &cfgs[n], BPF_ANY);
+		if (ret) {
 			snprintf(err->msg, sizeof(err->msg), "cannot store the configuration: %s",
-				 strerror(errno));
+				 strerror(-ret));
+			ret = ret == -EINVAL ? -EIO : ret;
 			goto out;
 		}
 		if (knob == WSR_KNOB_REACCESS_INTERVALS)
 			new_reaccess(p, &key, &cfgs[n]);
+		/*
+		 * a report's entry, made here rather than on reclaim, where
+		 * BPF has only the per-CPU cache (map_update()); reads take
+		 * an entry with no report yet (time_ns 0) as none
+		 */
+		if (knob == WSR_KNOB_REPORT && cfgs[n].report_ms)
+			map_update(p->reports, &key, &no_report, BPF_NOEXIST);
 	}
 out:
 	close(dir);
