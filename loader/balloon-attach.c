@@ -262,7 +262,6 @@ again:
 out:
 	balloon_bpf__destroy(skel);
 	close(dir);	/* and the lock with it */
-	release_load_memory();
 	return err;
 }
 

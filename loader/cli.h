@@ -95,7 +95,8 @@ int load_and_pin(__u32 walk_steps, bool merge_hooks);
 #define WSR_LOAD_LOCK_TIMEOUT_MS	120000
 
 /*
- * load.c: give back what a load used and the daemon no longer needs: the
+ * load.c: give back what a load used and the daemon no longer needs (the
+ * daemon calls it after a load or an attach, once it said so): the
  * pages of our code and read-only data (the BPF objects among them) and
  * the heap's free memory.  The daemon's memory is locked (mlockall), so
  * that whatever a load touched would stay, locked, for the daemon's life.

@@ -333,6 +333,8 @@ static void balloon_attach_late(ino_t *module)
 		info_msg("virtio_balloon loaded: balloon programs attached");
 	else if (ret < 0)
 		*module = 0;	/* try again next time */
+	/* after the message, which tests and users wait for */
+	release_load_memory();
 }
 
 static int do_daemon(int argc, char **argv)
@@ -354,6 +356,8 @@ static int do_daemon(int argc, char **argv)
 	balloon_module_appeared(&module);
 	if (balloon_kfuncs() && !wsr_balloon_attached(pin_dir) && !balloon_attach(true))
 		info_msg("balloon programs attached");
+	/* what the load and the attach used, once they said so */
+	release_load_memory();
 	period_ms = interval_ms;
 	/*
 	 * A stop is taken only while the loop waits (balloon_serve()):

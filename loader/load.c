@@ -285,7 +285,6 @@ int load_and_pin(__u32 walk_steps, bool merge_hooks)
 	if (!ret)
 		ret = wsr_loaded(pin_dir) ? 1 : load_locked(walk_steps, merge_hooks);
 	close(dir);
-	release_load_memory();
 	return ret;
 }
 
