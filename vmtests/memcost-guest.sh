@@ -7,7 +7,7 @@
 # "cpu ...", wsr-cpu: the median of 100).  Prints one line "memcost ..." per
 # load, then bpftool's memlock of each wsr map (on 6.1 that is max_entries
 # times the entry's size, whatever is allocated: listed, not judged).
-# vmtests/memcost.sh runs it; tests/guest/test_wsr_costs_an_idle_guest_at_most_4_mib.sh
+# vmtests/memcost.sh runs it; tests/guest/test_wsr_costs_an_idle_guest_at_most_8_mib.sh
 # holds a guest with a handful of memcgs to 4 MiB.
 # shellcheck source=../tests/guest/lib.sh
 . /wsr/bin/tests/lib.sh
@@ -45,7 +45,7 @@ for run in 1 2 3; do
 	sleep 5
 	after=$(avail)
 	rss=$(awk '$1 == "VmRSS:" { print $2 }' "/proc/$WSRD/status")
-	echo "memcost nodes=$(ls -d /sys/devices/system/node/node[0-9]* | wc -l)" \
+	echo "memcost nodes=$(find /sys/devices/system/node -maxdepth 1 -name 'node[0-9]*' | wc -l)" \
 		"memcgs=$n run=$run avail_lost_kib=$((before - after))" \
 		"vmalloc_kib=$(($(kib VmallocUsed) - vm0)) bpf_vmalloc_kib=$(($(bpf_vmalloc) - bv0))" \
 		"slab_kib=$(($(kib Slab) - slab0)) percpu_kib=$(($(kib Percpu) - pcpu0)) rss_kib=$rss"
