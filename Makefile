@@ -13,6 +13,7 @@
 ## make compile-commands  $(BUILD)/compile_commands.json for clangd and editors (bear; rebuilds wsr)
 ## make install     install wsr, wsr-host, libwsr, --help texts, systemd units (PREFIX, DESTDIR; builds no kernel)
 ## make uninstall   remove what make install put (the same PREFIX, DESTDIR)
+## make deb         Debian packages wsr (guest), wsr-dkms, wsr-host with debhelper, then lintian, in $(BUILD)/deb
 ## make install-qemu  the patched QEMU for libvirt's domains, its firmware under PREFIX (builds it if not cached; docs/deploy.md)
 ## make kernel-headers  kernel-headers/ anew from our kernel's BTF and the series' uapi header (after a series change)
 ## make clean       remove $(BUILD)/
@@ -91,7 +92,7 @@ GUEST_PROGS := $(GUEST)/wsr $(GUEST)/wsr-workload $(GUEST)/kfunc-probe $(GUEST)/
 GUEST_TESTS := $(wildcard tests/guest/*.sh)
 UNIT_TESTS  := $(patsubst tests/unit/%.c,$(BUILD)/unit/%,$(wildcard tests/unit/*.c))
 
-.PHONY: install uninstall install-qemu kernel-headers all dkms setup check check-long bench bench-quick demo lint compile-commands clean distclean help FORCE
+.PHONY: install uninstall install-qemu deb kernel-headers all dkms setup check check-long bench bench-quick demo lint compile-commands clean distclean help FORCE
 .DELETE_ON_ERROR:
 .SECONDARY:
 
@@ -438,6 +439,11 @@ install-qemu: setup
 	echo "  INSTALL  $(DESTDIR)$(BINDIR)/qemu-system-x86_64, firmware in $(DESTDIR)$(QEMU_DATADIR)"
 	$(Q)if [ -d $(IPXE_ROMS) ]; then install -m 0644 $(IPXE_ROMS)/*.rom $(DESTDIR)$(QEMU_DATADIR)/; \
 	else echo "  no $(IPXE_ROMS) (apt install ipxe-qemu): a domain with a NIC needs its option ROM"; fi
+
+# the packages of debian/, built in a copy of the tree with the DKMS
+# source and resolve_btfids beside it (vmtests/make-deb.sh)
+deb: setup
+	$(Q)BUILD=$(BUILD) vmtests/make-deb.sh
 
 clean:
 	rm -rf $(BUILD)
