@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The Debian packages (make check-long): make deb (debhelper, then
-# lintian with no error or warning), the packages unpacked with
-# dpkg --root into a scratch root, dkms build of the module from
+# lintian: no tag but those debian/*.lintian-overrides justify), the
+# packages unpacked with dpkg --root into a scratch root, dkms build of the module from
 # wsr-dkms's /usr/src against Debian's stock headers
 # (vmtests/fetch-stock-headers.sh) with wsr-dkms's resolve_btfids, its
 # BTF holding both kfuncs; then a guest on Debian's stock kernel that
@@ -10,9 +10,10 @@
 # installed /usr/bin/wsr (its libraries from this machine, which the
 # busybox guest lacks, by LD_LIBRARY_PATH): the daemon attaches the
 # balloon programs and answers "wsr show".  The maintainer scripts are
-# not run (no systemd, no dkms in the scratch root): the test does what
-# they would, by hand.  Prints "PASS name" / "FAIL name: reason" and
-# "TIME name SECONDS"; exits non-zero if one fails.
+# not run but for a preinst (no systemd, no dkms in the scratch root):
+# the test does what they would, by hand.  Prints "PASS name" /
+# "FAIL name: reason" and "TIME name SECONDS"; exits non-zero if one
+# fails.
 set -u
 . "$(dirname "$0")/lib.sh"
 . "$WSR_ROOT/tests/testlib.sh"
@@ -41,20 +42,25 @@ for p in wsr wsr-dkms wsr-host; do
 done
 [ -n "$why" ] || [ "${#debs[@]}" = 3 ] || why="not three packages: ${debs[*]}"
 sed -n 's/^lintian: /  lintian: /p' "$tmp/make-deb.out"
-check deb_packages_build_and_lintian_reports_no_error_or_warning "$t0" "$why"
+check deb_packages_build_and_lintian_reports_no_tag_without_an_override "$t0" "$why"
 [ -z "$why" ] || exit 1
 
-# dpkg --root: unpacked, registered in the root's own database
+# dpkg --root: unpacked, registered in the root's own database; the
+# root has busybox for the /bin/sh that dpkg runs wsr-host's preinst
+# with, chrooted there
 t0=$EPOCHREALTIME
 why=""
 r=$tmp/root
-mkdir -p "$r/var/lib/dpkg/info" "$r/var/lib/dpkg/updates"
+mkdir -p "$r/var/lib/dpkg/info" "$r/var/lib/dpkg/updates" "$r/bin"
 : >"$r/var/lib/dpkg/status"
+cp /bin/busybox "$r/bin/"
+ln -s busybox "$r/bin/sh"
 if ! dpkg --root="$r" --force-depends --unpack "${debs[@]}" >"$tmp/dpkg.out" 2>&1; then
 	why="dpkg --root --unpack: $(tail -n 3 "$tmp/dpkg.out" | tr '\n' ' ')"
 else
+	# (a conffile stays .dpkg-new until the package is configured)
 	for f in usr/bin/wsr lib/systemd/system/wsr.service usr/bin/wsr-host \
-		lib/systemd/system/wsr-host-balance.service etc/default/wsr-host-balance \
+		lib/systemd/system/wsr-host-balance.service etc/default/wsr-host-balance.dpkg-new \
 		usr/lib/wsr-dkms/resolve_btfids usr/share/man/man1/wsr.1.gz; do
 		[ -e "$r/$f" ] || why="$why/$f not installed; "
 	done
@@ -77,9 +83,11 @@ release=${pkg#linux-image-}
 hdr=$("$WSR_ROOT"/vmtests/fetch-stock-headers.sh 2>"$tmp/hdr.err") ||
 	why="stock headers: $(tail -n 1 "$tmp/hdr.err")"
 if [ -z "$why" ]; then
-	h=$tmp/headers
-	cp -al "$(dirname "$hdr")" "$h"
-	h=$h/${hdr##*/}
+	# the whole unpacked usr/: the headers' tools/ and scripts/ are
+	# relative links into linux-kbuild-6.1's
+	mkdir -p "$tmp/headers"
+	cp -al "${hdr%/usr/src/*}/usr" "$tmp/headers/"
+	h=$tmp/headers/usr/src/${hdr##*/}
 	rm "$h/tools/bpf/resolve_btfids/resolve_btfids"
 	cp "$r/usr/lib/wsr-dkms/resolve_btfids" "$h/tools/bpf/resolve_btfids/resolve_btfids"
 	mkdir -p "$tmp/dkms" "$tmp/install"
@@ -140,23 +148,26 @@ for _ in $(seq 1 600); do
 done
 sed 's/^/DEB-DAEMON /' /tmp/daemon.log
 /usr/bin/wsr show >/tmp/show.out 2>&1 && echo "DEB-SHOW $(head -n 2 /tmp/show.out | tr '\n' ' ')"
-kill "$daemon"
+kill "$daemon" 2>/dev/null || echo "DEB-DAEMON exited before the end"
+true
 EOF
 "$WSR_ROOT"/vmtests/run --kernel stock-dkms --quiet --timeout 600 --log "$tmp/console.log" \
 	--dir "$g" -- sh /host/deb-guest.sh >"$tmp/run.out" 2>&1
 rc=$?
 log=$(tr -d '\r' <"$tmp/console.log" | grep -a '^DEB-')
 printf '%s\n' "$log" | sed 's/^/  | /'
-if [ "$rc" != 0 ]; then
+if [ -z "$log" ]; then
 	why="the guest failed (status $rc): $(tail -n 2 "$tmp/run.out" | tr '\n' ' ')"
-elif ! grep -q '^DEB-MGLRU 0x0*[1-7]' <<<"$log"; then
-	why="ExecStartPre= did not turn MGLRU on: $(grep '^DEB-MGLRU' <<<"$log")"
+elif ! grep -q '^DEB-MGLRU 0x0003$' <<<"$log"; then
+	why="ExecStartPre= did not turn MGLRU on without non-leaf young (the guest has two nodes): $(grep '^DEB-MGLRU' <<<"$log")"
 elif ! grep -q '^DEB-EXECSTART /usr/bin/wsr daemon$' <<<"$log"; then
 	why="the unit's ExecStart= is not /usr/bin/wsr daemon: $(grep '^DEB-EXECSTART' <<<"$log")"
 elif ! grep -q '^DEB-DAEMON .*balloon programs attached' <<<"$log"; then
 	why="the daemon did not attach the balloon programs: $(grep '^DEB-DAEMON' <<<"$log" | tail -n 2 | tr '\n' ' ')"
 elif ! grep -q '^DEB-SHOW .*anon=' <<<"$log"; then
 	why="wsr show printed no bins: $(grep '^DEB-SHOW' <<<"$log")"
+elif [ "$rc" != 0 ]; then
+	why="the guest failed (status $rc): $(tail -n 2 "$tmp/run.out" | tr '\n' ' ')"
 fi
 check deb_daemon_runs_from_the_installed_unit_in_a_stock_guest_with_the_packaged_module "$t0" "$why"
 [ "$failed" = 0 ]

@@ -152,16 +152,18 @@ check units_pass_systemd_analyze_verify "$why"
 
 # wsr.service's ExecStartPre=, as systemd would run it (continued lines
 # joined, "$$" unescaped), on files standing in for MGLRU's switch and
-# /proc/swaps: MGLRU off (Debian's default) is turned on, with a word;
-# a value the administrator set is left alone; no swap is said, and a
-# swap device is not
+# /proc/swaps and a second NUMA node: MGLRU off (Debian's default) is
+# turned on, with a word, without non-leaf young where there are two
+# nodes; a value the administrator set is left alone; no swap is said,
+# and a swap device is not
 why=""
 p=$d/pre
 mkdir -p "$p"
 pre=$(sed -n '/^ExecStartPre=/,/[^\\]$/p' "$d/root/usr/lib/systemd/system/wsr.service" |
 	sed 's/\\$/ /; s/^ExecStartPre=//; s/^[[:space:]]*//' | tr -d '\n' | sed 's/\$\$/$/g')
 script=$(sed -n "s|^/bin/sh -c '\(.*\)'$|\1|p" <<<"$pre" |
-	sed "s|/sys/kernel/mm/lru_gen/enabled|$p/enabled|g; s|/proc/swaps|$p/swaps|g")
+	sed "s|/sys/kernel/mm/lru_gen/enabled|$p/enabled|g; s|/proc/swaps|$p/swaps|g
+		s|/sys/devices/system/node/node1|$p/node1|g")
 if [ -z "$script" ] || [[ "$script" != *"$p/enabled"* ]] || [[ "$script" != *"$p/swaps"* ]]; then
 	why="no ExecStartPre=/bin/sh -c '...' on MGLRU's switch and /proc/swaps in wsr.service: $pre"
 else
@@ -171,6 +173,10 @@ else
 	[ "$(cat "$p/enabled")" = y ] || why="${why}MGLRU off was not turned on (the switch reads '$(cat "$p/enabled")'); "
 	grep -q 'MGLRU turned on' <<<"$out" || why="${why}no word that MGLRU was turned on: $out; "
 	grep -q 'no swap' <<<"$out" || why="${why}no word of the missing swap: $out; "
+	echo 0x0000 >"$p/enabled"
+	mkdir "$p/node1"
+	sh -c "$script" >/dev/null 2>&1
+	[ "$(cat "$p/enabled")" = 0x0003 ] || why="${why}with two nodes, MGLRU reads '$(cat "$p/enabled")', not 0x0003; "
 	echo 0x0007 >"$p/enabled"
 	printf '/swapfile\tfile\t524284\t0\t-2\n' >>"$p/swaps"
 	out=$(sh -c "$script" 2>&1) || why="${why}it failed on MGLRU on and a swap file: $out; "

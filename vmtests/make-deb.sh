@@ -6,7 +6,7 @@
 # vmtests/fetch-stock-headers.sh builds from that kernel's source.  Then
 # lintian on them, with debian/*.lintian-overrides.  Prints the
 # packages' paths; fails when the build fails or lintian reports an
-# error or a warning.
+# error, a warning or an information tag that no override justifies.
 set -eu
 . "$(dirname "$0")/lib.sh"
 
@@ -31,7 +31,7 @@ log "building the packages in $src (log: $out/build.log)"
 changes=$(ls "$out"/wsr_"$ver"_*.changes)
 log "lintian on $changes"
 rc=0
-lintian --fail-on error,warning --info "$changes" >"$out/lintian.log" 2>&1 || rc=$?
+lintian --fail-on error,warning,info --display-info --info "$changes" >"$out/lintian.log" 2>&1 || rc=$?
 sed 's/^/lintian: /' "$out/lintian.log" >&2
-[ "$rc" = 0 ] || die "lintian: errors or warnings (above; $out/lintian.log)"
+[ "$rc" = 0 ] || die "lintian: tags not overridden (above; $out/lintian.log)"
 ls "$out"/*.deb
