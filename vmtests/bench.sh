@@ -28,8 +28,9 @@ log "make bench takes about $((110 + balance)) min: about 50 min of estimator an
 "$WSR_ROOT"/vmtests/run --timeout 1800 -- wsr-tiers
 # wsr, DAMON (default and tuned) and page_idle, one per run: 8 x 5 min
 "$WSR_ROOT"/vmtests/run --timeout 3600 -- wsr-compare
-# MemAvailable, slab, vmalloc, the daemon's RSS, CPU per read
-"$WSR_ROOT"/vmtests/memcost.sh
+# MemAvailable, slab, vmalloc, the daemon's RSS, CPU per read; not yet
+# run whole by make bench, so a failure of it leaves the rest to run
+"$WSR_ROOT"/vmtests/memcost.sh || log "vmtests/memcost.sh failed (above); the other benchmarks go on"
 "$WSR_ROOT"/vmtests/tiers-request-bench.sh
 "$WSR_ROOT"/vmtests/balloon-bench.sh
 # wsr-host balance: host memory saved against none without free page
