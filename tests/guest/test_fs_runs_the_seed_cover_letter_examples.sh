@@ -76,3 +76,5 @@ find "$S/fs/cgroup/job" -maxdepth 1 -type d -name new | grep -q . ||
 rmdir /sys/fs/cgroup/job/new
 [ ! -e "$S/fs/cgroup/job/new" ] || fail "a removed memcg's folder is still there"
 kill "$load"
+# what wsr fs takes (issue 55 asks for the figure beside the footprint's)
+info "wsr fs: $(grep -E '^(VmRSS|VmHWM|Threads)' /proc/"$FS"/status | tr -s '\t ' ' ' | tr '\n' ' ')"
