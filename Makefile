@@ -275,7 +275,8 @@ $(OBJ)/tests/unit/test_metrics.o $(OBJ)/tests/unit/test_host_metrics.o: \
 # the wsr-host binary for what it sends), balance's loop against two fake
 # QEMUs, its exposition and its decisions
 $(BUILD)/unit/test_host_qmp $(BUILD)/unit/test_host_report: $(OBJ)/host/qmp.o $(OBJ)/host/report.o
-$(BUILD)/unit/test_host_client: $(OBJ)/host/client.o $(OBJ)/host/qmp.o $(BUILD)/wsr-host
+$(BUILD)/unit/test_host_client: $(OBJ)/host/client.o $(OBJ)/host/qmp.o $(OBJ)/host/hostmem.o \
+	$(BUILD)/wsr-host
 $(OBJ)/tests/unit/test_host_client.o: UNIT_DEFS = -DWSR_HOST_BIN='"$(abspath $(BUILD)/wsr-host)"'
 $(BUILD)/unit/test_host_balance: $(HOST_OBJ)
 # balance's view of a VM through QMP and through libvirt

@@ -11,6 +11,7 @@
 #include "libwsr.h"
 #include "balance-state.h"
 #include "virt.h"
+#include "hostmem.h"
 
 /*
  * The balloon moving this far the wrong way is someone else's target: the
@@ -200,6 +201,7 @@ static void log_decision_json(struct balance *b, const struct vm *v,
 	      wsr_json_add(o, "want", wsr_json_u64(d->want)) |
 	      wsr_json_add(o, "hot", wsr_json_u64(d->hot)) |
 	      wsr_json_add(o, "other", wsr_json_u64(d->other)) |
+	      wsr_json_add(o, "swapped", wsr_json_u64(d->swapped)) |
 	      wsr_json_add(o, "data_age_ms", wsr_json_u64(age));
 	if (b->cfg->dry_run)
 		err |= wsr_json_add(o, "dry_run", json_object_new_boolean(1));
@@ -222,11 +224,13 @@ void log_decision(struct balance *b, const struct vm *v, const struct policy_dec
 		log_decision_json(b, v, d, target, action, cause, age);
 	else
 		printf("decision time=%.3f vm=%s policy=%s action=%s reason=%s cause=%s "
-		       "actual=%llu target=%llu want=%llu hot=%llu other=%llu data_age_ms=%llu%s\n",
+		       "actual=%llu target=%llu want=%llu hot=%llu other=%llu swapped=%llu "
+		       "data_age_ms=%llu%s\n",
 		       wall_s(), v->arg->name, policy_kind_name(b->cfg->k.kind), action, d->reason,
 		       cause, (unsigned long long)v->actual, (unsigned long long)target,
 		       (unsigned long long)d->want, (unsigned long long)d->hot,
-		       (unsigned long long)d->other, age, b->cfg->dry_run ? " dry_run=1" : "");
+		       (unsigned long long)d->other, (unsigned long long)d->swapped, age,
+		       b->cfg->dry_run ? " dry_run=1" : "");
 }
 
 /* @size, a size of a guest with @old bytes of RAM, with @ram (at least 1 byte) */
@@ -280,6 +284,22 @@ void vm_memsize(struct vm *v, const struct vm_said *s)
  * logged when its reason differs from the last kept one's (not every
  * tick's "steady").
  */
+/* working-set: the VM's memory in the host's swap, 0 if unknown */
+static __u64 vm_swapped(struct balance *b, struct vm *v)
+{
+	char err[128];
+	__u64 s;
+
+	if (b->cfg->k.kind != POLICY_WORKING_SET || !v->qemu_pid)
+		return 0;
+	if (!hostmem_read_swapped(v->qemu_pid, &s, err, sizeof(err)))
+		return s;
+	if (!v->swap_said)
+		say(v, "its memory in the host's swap is not known (%s): taken as none", err);
+	v->swap_said = 1;
+	return 0;
+}
+
 void vm_decide(struct balance *b, struct vm *v)
 {
 	int queued = !!(v->queued & (1u << OP_BALLOON));
@@ -295,6 +315,7 @@ void vm_decide(struct balance *b, struct vm *v)
 		.host_free_pct = b->host.free.n && b->host.total ?
 				 mom_avg_get(&b->host.free) / (double)b->host.total : -1,
 		.plan = v->plan,
+		.host_swapped = vm_swapped(b, v),
 	};
 	struct policy_decision d;
 

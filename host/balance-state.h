@@ -61,6 +61,11 @@ struct vm {
 	 * the VM (re)connected.  target: the policy's last, 0 none.
 	 */
 	__u64 ram, actual, target;
+	/*
+	 * QEMU's pid, from the QMP socket (0: unknown, or through libvirt),
+	 * for its memory in the host's swap; a failed read is said once
+	 */
+	int qemu_pid, swap_said;
 	__u64 ram_said;			/* the RAM last logged */
 	struct ws_report report;
 	int have_report, new_report;

@@ -98,6 +98,7 @@ static void vm_fail(struct balance *b, struct vm *v, const char *why)
 	if (v->exit_deflate)
 		exit_not_deflated(b, v, why);
 	qmp_close(&v->q);
+	v->qemu_pid = 0;
 	v->state = VM_DOWN;
 	v->busy = v->in_tick = v->exit_deflate = v->exit_inflight = 0;
 	v->queued = 0;
@@ -421,6 +422,9 @@ static void vm_connect(struct balance *b, struct vm *v)
 		snprintf(why, sizeof(why), "cannot talk QMP: %s", err);
 		vm_gone(b, v, why);
 		return;
+	} else {
+		v->qemu_pid = qmp_peer_pid(&v->q);
+		v->swap_said = 0;
 	}
 	v->state = VM_GREETING;
 	v->deadline = now_ms() + (double)b->cfg->qmp_timeout_ms;

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* wsr-host's QMP connection: see client.h. */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -172,6 +173,17 @@ int qmp_handshake(struct qmp *q, const char *what)
 		return -1;
 	}
 	return qmp_exec_built(q, qmp_cmd("qmp_capabilities"), NULL) ? -1 : 0;
+}
+
+int qmp_peer_pid(const struct qmp *q)
+{
+	struct ucred cr;
+	socklen_t len = sizeof(cr);
+
+	if (q->fd < 0 || getsockopt(q->fd, SOL_SOCKET, SO_PEERCRED, &cr, &len) ||
+	    len != sizeof(cr) || cr.pid <= 0)
+		return 0;
+	return cr.pid;
 }
 
 void qmp_close(struct qmp *q)

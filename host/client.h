@@ -75,6 +75,12 @@ int qmp_open_nb(struct qmp *q, const char *path, size_t max, char *err, size_t e
 /* the same on a connected non-blocking socket (virt.c's), which @q then owns */
 int qmp_adopt_nb(struct qmp *q, int fd, size_t max, char *err, size_t err_len);
 
+/*
+ * The process at the other end of @q's unix socket (QEMU, which listens
+ * on it), as the kernel recorded it: its pid, or 0 if unknown.
+ */
+int qmp_peer_pid(const struct qmp *q);
+
 /* close the socket, free the stream and what was not sent (fd -1 after) */
 void qmp_close(struct qmp *q);
 

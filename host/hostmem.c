@@ -81,6 +81,20 @@ int hostmem_read_bytes(const char *path, __u64 *bytes, char *err, size_t errlen)
 	return 0;
 }
 
+int hostmem_read_swapped(int pid, __u64 *bytes, char *err, size_t errlen)
+{
+	char path[64], buf[4096];
+
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	if (read_text(path, buf, sizeof(buf), err, errlen))
+		return -1;
+	if (field(buf, "VmSwap", bytes)) {
+		snprintf(err, errlen, "%s: no VmSwap", path);
+		return -1;
+	}
+	return 0;
+}
+
 int hostmem_read_meminfo(struct host_mem *h, char *err, size_t errlen)
 {
 	char buf[8192];

@@ -29,6 +29,12 @@ int hostmem_parse_meminfo(const char *text, struct host_mem *h);
  */
 int hostmem_read_bytes(const char *path, __u64 *bytes, char *err, size_t errlen);
 
+/*
+ * A process's memory in the host's swap (/proc/PID/status's VmSwap, of
+ * its private and shared anon): 0 and *@bytes, or -1 with @err filled.
+ */
+int hostmem_read_swapped(int pid, __u64 *bytes, char *err, size_t errlen);
+
 /* /proc/meminfo read and parsed: 0, or -1 with @err filled */
 int hostmem_read_meminfo(struct host_mem *h, char *err, size_t errlen);
 

@@ -189,7 +189,7 @@ static void on_reclaim(const struct policy_knobs *k, struct policy_state *st,
 	 * unknown since the inflation), every step deflated by more than it
 	 * took, and a guest whose hot set was near its size ratcheted up.
 	 */
-	want = d->hot + k->headroom + d->other + (self ? 0 : k->reclaim_margin);
+	want = d->hot + d->swapped + k->headroom + d->other + (self ? 0 : k->reclaim_margin);
 	d->want = want;
 	/*
 	 * The target leaves room for the memory in use, the headroom and
@@ -245,6 +245,21 @@ static int stats_stale(const struct policy_knobs *k, const struct policy_state *
 	       in->now_ms - in->stats_ms <= (double)k->max_age_ms && in->stats_ms < st->moved_ms;
 }
 
+/*
+ * What the guest keeps of its idle memory because the host holds it in
+ * its swap already: such pages use none of the host's RAM, so the balloon
+ * frees nothing by taking them, and costs two page-ins each (the host's,
+ * so that the guest can write the page to its own swap; the guest's, if
+ * it touches it again).  Up to all of what is idle: the host may also
+ * have swapped out memory the guest has free.
+ */
+static __u64 swapped_kept(const struct policy_input *in, __u64 total, __u64 hot)
+{
+	__u64 idle = total > hot ? total - hot : 0;
+
+	return in->host_swapped < idle ? in->host_swapped : idle;
+}
+
 static void decide_ws(const struct policy_knobs *k, struct policy_state *st,
 		      const struct policy_input *in, struct policy_decision *d)
 {
@@ -265,10 +280,11 @@ static void decide_ws(const struct policy_knobs *k, struct policy_state *st,
 	d->idle_ms = st->cost.idle_ms;
 	d->hot = ws_report_kept(r, d->idle_ms);
 	total = ws_report_total(r);
+	d->swapped = swapped_kept(in, total, d->hot);
 	/* free memory beyond the headroom is not needed: the stats say how much */
 	free = stats_free(k, st, in);
 	d->other = in->actual > total + free ? in->actual - total - free : 0;
-	need = d->hot + k->headroom + d->other;
+	need = d->hot + d->swapped + k->headroom + d->other;
 	age = in->now_ms - in->report_ms + (double)r->data_age_ms;
 	reclaim = (r->cause == WSR_CAUSE_RECLAIM && in->new_report) || in->unseen_reclaims;
 	if (reclaim) {
@@ -294,7 +310,7 @@ static void decide_ws(const struct policy_knobs *k, struct policy_state *st,
 		__u64 f = (__u64)in->stats->free, cur = in->target ? in->target : in->actual;
 
 		d->other = in->actual > total + f ? in->actual - total - f : 0;
-		need = d->hot + k->headroom + d->other;
+		need = d->hot + d->swapped + k->headroom + d->other;
 		if (clamp(k, in, need) < cur + POLICY_MIN_CHANGE) {
 			d->want = need;
 			keep(d, "wait-stats");

@@ -119,6 +119,8 @@ struct policy_input {
 	 */
 	double host_free_pct;
 	__u64 plan;
+	/* the VM's memory in the host's swap (its QEMU's), bytes; 0 unknown */
+	__u64 host_swapped;
 };
 
 enum policy_action {
@@ -132,6 +134,7 @@ struct policy_decision {
 	__u64 want;		/* what the rule asked for before step, floor, RAM */
 	__u64 hot;		/* working-set: bytes idle for less than T */
 	__u64 other;		/* working-set: bytes the histogram does not count */
+	__u64 swapped;		/* working-set: idle bytes kept for the host's swap */
 	__u64 idle_ms;		/* working-set: T used */
 	char reason[32];	/* one word: deflate-reclaim, inflate-step, hold, max, ... */
 };

@@ -17,6 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "client.h"
+#include "hostmem.h"
 #include "unit.h"
 
 #define GREETING "{\"QMP\": {\"version\": {}, \"capabilities\": [\"oob\"]}}\r\n"
@@ -97,6 +98,34 @@ static int end_fake(pid_t pid)
 	if (waitpid(pid, &st, 0) != pid)
 		return -1;
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 0;
+}
+
+/*
+ * The client knows the process that listens on the socket (QEMU, for
+ * balance: its memory in the host's swap), here this one, and reads that
+ * process's swap
+ */
+static const char *peer_is_the_listening_process(void)
+{
+	static const char *replies[] = { OK, NULL };
+	char err[128] = "";
+	struct qmp q;
+	__u64 swapped = ~0ULL;
+	pid_t pid;
+
+	memset(&q, 0, sizeof(q));
+	pid = start_fake(replies, 1 << 16);
+	ASSERT_GT(pid, 0, "the fake QEMU: %s", strerror(errno));
+	ASSERT_OK(qmp_connect(&q, sock_path), "the connection");
+	ASSERT_EQ(qmp_peer_pid(&q), getpid(), "the peer's pid, against the listener's");
+	ASSERT_OK(hostmem_read_swapped(qmp_peer_pid(&q), &swapped, err, sizeof(err)),
+		  "its swap: %s", err);
+	ASSERT_TRUE(swapped != ~0ULL, "its swap was read");
+	qmp_close(&q);
+	ASSERT_EQ(qmp_peer_pid(&q), 0, "a closed connection's peer");
+	ASSERT_LT(hostmem_read_swapped(0, &swapped, err, sizeof(err)), 0, "pid 0's swap");
+	end_fake(pid);
+	return NULL;
 }
 
 /* a reply of 200 KiB, split over many reads, is one message, whole */
@@ -384,6 +413,7 @@ static const char *show_of_a_malformed_report_fails_and_says_why(void)
 
 static const struct unit_test tests[] = {
 	{ "host_client_reply_over_64k_split_across_reads", reply_over_64k_split_across_reads },
+	{ "host_client_peer_is_the_listening_process", peer_is_the_listening_process },
 	{ "host_client_reply_with_event_inside_is_the_reply", reply_with_event_inside_is_the_reply },
 	{ "host_client_device_reaches_qemu_escaped", device_reaches_qemu_escaped },
 	{ "host_client_options_follow_the_loaders_rules", options_follow_the_loaders_rules },

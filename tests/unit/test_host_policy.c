@@ -141,6 +141,37 @@ static const char *test_inflates_in_bounded_steps_to_working_set(void)
 	return NULL;
 }
 
+/*
+ * What the host holds in its swap for the guest stays in the guest, up
+ * to all of its idle memory: ballooning it out frees none of the host's
+ * RAM and pages it in twice.  The same inflation as above, with 200 MiB
+ * of the guest in the host's swap, ends 200 MiB higher; with more in
+ * the host's swap than the guest has idle, nothing idle goes.
+ */
+static const char *test_memory_in_the_host_swap_is_not_ballooned_out(void)
+{
+	static const __u64 swapped[] = { 200 * MIB, 1000 * MIB };
+	static const __u64 kept[] = { 200 * MIB, 300 * MIB };
+	unsigned int mib[5] = { 64, 0, 0, 0, 300 };
+	struct vm v;
+	__u64 want;
+	int c, i;
+
+	for (c = 0; c < 2; c++) {
+		vm_init(&v, POLICY_WORKING_SET);
+		v.in.host_swapped = swapped[c];
+		want = 64 * MIB + kept[c] + v.k.headroom + 148 * MIB;
+		for (i = 0; i < 20; i++) {
+			mib[4] = 300 - (RAM - v.in.actual) / MIB;
+			step(&v, 100000 + i * 2000, 0, mib, 1);
+			ASSERT_EQ(v.d.swapped, kept[c], "case %d, report %d: kept for the host's swap",
+				  c, i);
+		}
+		ASSERT_EQ(v.in.actual, want > RAM ? RAM : want, "case %d: the size at the end", c);
+	}
+	return NULL;
+}
+
 /* an inflation waits for new data: one step per report, not per tick */
 static const char *test_inflation_needs_a_new_report(void)
 {
@@ -1628,6 +1659,8 @@ static const struct unit_test tests[] = {
 	  test_reclaim_of_cold_memory_does_not_stop_inflation },
 	{ "policy_growth_deflates_at_once_during_hold", test_growth_deflates_at_once_during_hold },
 	{ "policy_never_below_floor", test_floor },
+	{ "policy_memory_in_the_host_swap_is_not_ballooned_out",
+	  test_memory_in_the_host_swap_is_not_ballooned_out },
 	{ "policy_stale_free_memory_is_not_taken_twice", test_stale_free_memory_is_not_taken_twice },
 	{ "policy_stale_stats_still_deflate_a_growing_guest",
 	  test_stale_stats_still_deflate_a_growing_guest },
