@@ -68,13 +68,18 @@ cd /
 [ -e "$S/devices/system/node/node1/wss/histogram" ] || fail "no node1/wss/histogram"
 [ ! -e "$S/devices/system/node/node2" ] || fail "node2 exists (2 nodes with memory)"
 
-# memcgs come and go with the cgroup tree
-mkdir /sys/fs/cgroup/job/new || fail "cannot create /job/new"
-[ -e "$S/fs/cgroup/job/new/memory.wss.histogram" ] || fail "a new memcg has no memory.wss.histogram"
-find "$S/fs/cgroup/job" -maxdepth 1 -type d -name new | grep -q . ||
-	fail "job/new not listed: $(find "$S/fs/cgroup/job" -maxdepth 1 | tr '\n' ' ')"
-rmdir /sys/fs/cgroup/job/new
-[ ! -e "$S/fs/cgroup/job/new" ] || fail "a removed memcg's folder is still there"
+# memcgs come and go with the cgroup tree; memory.* files only where the
+# memory controller is on (not in job's children: job's subtree_control
+# has no +memory)
+mkdir /sys/fs/cgroup/fs-new /sys/fs/cgroup/job/sub || fail "cannot create /fs-new and /job/sub"
+[ -e "$S/fs/cgroup/fs-new/memory.wss.histogram" ] || fail "a new memcg has no memory.wss.histogram"
+find "$S/fs/cgroup" -maxdepth 1 -type d -name fs-new | grep -q . ||
+	fail "fs-new not listed: $(find "$S/fs/cgroup" -maxdepth 1 | tr '\n' ' ')"
+[ -d "$S/fs/cgroup/job/sub" ] || fail "no folder job/sub"
+[ ! -e "$S/fs/cgroup/job/sub/memory.wss.histogram" ] ||
+	fail "job/sub, without the memory controller, has memory.wss.histogram"
+rmdir /sys/fs/cgroup/fs-new /sys/fs/cgroup/job/sub
+[ ! -e "$S/fs/cgroup/fs-new" ] || fail "a removed memcg's folder is still there"
 kill "$load"
 # what wsr fs takes (issue 55 asks for the figure beside the footprint's)
 info "wsr fs: $(grep -E '^(VmRSS|VmHWM|Threads)' /proc/"$FS"/status | tr -s '\t ' ' ' | tr '\n' ' ')"
