@@ -26,29 +26,31 @@ static int serve(const char *dir, bool debug)
 		err_msg("fs: cannot set up FUSE");
 		return 1;
 	}
-	if (fuse_mount(f, dir)) {
-		err_msg("fs: cannot mount on %s (is the fuse module loaded? /dev/fuse?)", dir);
-		goto out;
-	}
 	/* libfuse's handlers unmount at SIGTERM and SIGINT: only over SIG_DFL */
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
 	if (fuse_set_signal_handlers(fuse_get_session(f))) {
 		err_msg("fs: cannot set the signal handlers");
-		goto unmount;
+		goto out;
+	}
+	if (fuse_mount(f, dir)) {
+		err_msg("fs: cannot mount on %s (is the fuse module loaded? /dev/fuse?)", dir);
+		goto handlers;
 	}
 	if (fs_events_start()) {
 		err_msg("fs: cannot start the thread that waits for reports");
-		goto handlers;
+		goto unmount;
 	}
 	info_msg("the seed's files in %s: devices/system/node/nodeN/wss/, "
 		 "fs/cgroup/<memcg>/memory.wss.*", dir);
-	ret = fuse_loop_mt(f, 0) ? 1 : 0;
+	/* the signal that ended it (libfuse's handlers) is a stop, not a fault */
+	ret = fuse_loop_mt(f, 0);
+	ret = ret && ret != SIGTERM && ret != SIGINT && ret != SIGHUP;
 	fs_events_stop();
-handlers:
-	fuse_remove_signal_handlers(fuse_get_session(f));
 unmount:
 	fuse_unmount(f);
+handlers:
+	fuse_remove_signal_handlers(fuse_get_session(f));
 out:
 	fuse_destroy(f);
 	return ret;

@@ -3,7 +3,8 @@
 # them (the guests boot no systemd): ExecStart mounts the seed's files
 # on the unit's RuntimeDirectory, which systemd makes first, and serves
 # them; ExecStop unmounts it, and the ExecStart process then exits with
-# status 0, which systemd takes as a clean stop.
+# status 0, which systemd takes as a clean stop.  So does SIGTERM, what
+# systemd sends a unit's processes left after ExecStop: it unmounts too.
 . "$(dirname "$0")/lib.sh"
 unit=/wsr/bin/wsr-fs.service
 [ -r "$unit" ] || fail "no $unit (make all writes it)"
@@ -29,4 +30,12 @@ $stop || fail "ExecStop '$stop' failed"
 fs_mounted && fail "ExecStop left $rundir mounted"
 wait_until 10 sh -c "! kill -0 $s 2>/dev/null" || fail "wsr fs still runs 10 s after ExecStop"
 wait "$s" || fail "wsr fs exited with status $? after ExecStop: $(cat /tmp/unit.log)"
-info "'$bin ${start#* }' mounted, served, and left at ExecStop"
+# SIGTERM, as systemd's stop sends it
+# shellcheck disable=SC2086
+"$bin" ${start#* } >/tmp/unit.log 2>&1 &
+s=$!
+wait_until 30 fs_mounted || { cat /tmp/unit.log; fail "ExecStart did not mount $rundir again"; }
+kill -TERM "$s"
+wait "$s" || fail "wsr fs exited with status $? on SIGTERM: $(cat /tmp/unit.log)"
+fs_mounted && fail "SIGTERM left $rundir mounted"
+info "'$bin ${start#* }' mounted, served, and left at ExecStop and at SIGTERM"
