@@ -3,13 +3,17 @@
  * wsr fs DIR: the seed's sysfs and cgroup files, served with FUSE
  * (libfuse3) by a process of its own, so that the daemon stays small and
  * a fault here cannot stop the estimator.  It runs until DIR is
- * unmounted (umount DIR) or it gets SIGTERM or SIGINT, then unmounts.
+ * unmounted (wsr fs --unmount DIR, or umount DIR) or it gets SIGTERM or
+ * SIGINT, then unmounts.
  */
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
+#include <unistd.h>
 #include "fs.h"
 
 static int serve(const char *dir, bool debug)
@@ -56,23 +60,56 @@ out:
 	return ret;
 }
 
+/* statfs()'s f_type of a FUSE mount (linux/magic.h has none) */
+#define FUSE_SUPER_MAGIC	0x65735546
+
+/*
+ * --unmount: what the unit's ExecStop runs; the serving wsr fs then exits
+ * 0.  Only a wsr fs mount: root could unmount anything else by mistake.
+ */
+static int unmount(const char *dir)
+{
+	char node[PATH_MAX + 32];
+	struct statfs sf;
+
+	snprintf(node, sizeof(node), "%s/devices/system/node", dir);
+	if (statfs(dir, &sf) || sf.f_type != FUSE_SUPER_MAGIC || access(node, F_OK)) {
+		err_msg("fs: %s is not a wsr fs mount: not unmounting it", dir);
+		return 1;
+	}
+	if (!umount2(dir, 0))
+		return 0;
+	if (errno == EINVAL)
+		err_msg("fs: nothing is mounted on %s", dir);
+	else
+		err_msg("fs: cannot unmount %s: %s%s", dir, strerror(errno),
+			errno == EBUSY ? " (a process works in it: umount -l detaches it)" : "");
+	return 1;
+}
+
 static int do_fs(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "debug", no_argument, NULL, 'd' },
+		{ "unmount", no_argument, NULL, 'u' },
 		{ 0 },
 	};
-	bool debug = false;
+	bool debug = false, umount = false;
 	struct stat st;
 	int opt;
 
-	while ((opt = cmd_getopt(argc, argv, "d", opts)) != -1) {
-		if (opt != 'd')
+	while ((opt = cmd_getopt(argc, argv, "du", opts)) != -1) {
+		if (opt == 'd')
+			debug = true;
+		else if (opt == 'u')
+			umount = true;
+		else
 			return 2;
-		debug = true;
 	}
 	if (!cmd_args(argc, argv, 1, "fs takes the folder to mount on, e.g. \"wsr fs /run/wsr-fs\""))
 		return 2;
+	if (umount)
+		return unmount(argv[optind]);
 	if (stat(argv[optind], &st) || !S_ISDIR(st.st_mode)) {
 		err_msg("fs: %s is not a folder", argv[optind]);
 		return 2;
@@ -83,10 +120,11 @@ static int do_fs(int argc, char **argv)
 const struct wsr_cmd cmd_fs = {
 	.name = "fs",
 	.fn = do_fs,
-	.synopsis = "[--debug] DIR",
+	.synopsis = "[--debug] DIR | --unmount DIR",
 	.help =
 "Mount the seed's files on DIR (FUSE) and serve them until DIR is\n"
-"unmounted or wsr fs is stopped: the seed's /sys with DIR in place of /sys.\n"
+"unmounted (wsr fs --unmount DIR, or umount) or wsr fs gets SIGTERM or\n"
+"SIGINT: the seed's /sys with DIR in place of /sys.\n"
 "  DIR/devices/system/node/nodeN/wss/{intervals_ms,refresh_ms,report_ms,histogram}\n"
 "  DIR/fs/cgroup/<memcg>/memory.wss.{intervals_ms,refresh_ms,report_ms,histogram}\n"
 "  DIR/fs/cgroup/<memcg>/memory.reaccess.{intervals_ms,histogram}\n"
@@ -101,7 +139,8 @@ const struct wsr_cmd cmd_fs = {
 "  echo 1000,2000,4000 > /run/wsr-fs/devices/system/node/node0/wss/intervals_ms\n"
 "  echo N0=1000 > /run/wsr-fs/fs/cgroup/job/memory.wss.report_ms\n"
 "  cat /run/wsr-fs/fs/cgroup/job/memory.wss.histogram\n"
-"  umount /run/wsr-fs\n"
+"  wsr fs --unmount /run/wsr-fs\n"
 "\n"
-"  -d, --debug            libfuse's debug output: each request, on stderr\n",
+"  -d, --debug            libfuse's debug output: each request, on stderr\n"
+"  -u, --unmount          unmount DIR (the serving wsr fs then exits 0)\n",
 };

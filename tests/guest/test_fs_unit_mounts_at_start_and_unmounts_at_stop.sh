@@ -25,8 +25,10 @@ wait_until 30 fs_mounted || { cat /tmp/unit.log; fail "ExecStart did not mount $
 [ -r "$rundir/devices/system/node/node0/wss/histogram" ] || fail "no node0/wss/histogram under $rundir"
 grep -q '^9223372036854775807 anon=' "$rundir/devices/system/node/node0/wss/histogram" ||
 	fail "node0/wss/histogram reads '$(head -c 100 "$rundir/devices/system/node/node0/wss/histogram")'"
+sbin=${stop%% *}
+[ -x "$sbin" ] || sbin=$(command -v wsr)
 # shellcheck disable=SC2086
-$stop || fail "ExecStop '$stop' failed"
+"$sbin" ${stop#* } || fail "ExecStop '$stop' failed"
 fs_mounted && fail "ExecStop left $rundir mounted"
 wait_until 10 sh -c "! kill -0 $s 2>/dev/null" || fail "wsr fs still runs 10 s after ExecStop"
 wait "$s" || fail "wsr fs exited with status $? after ExecStop: $(cat /tmp/unit.log)"
