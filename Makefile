@@ -13,6 +13,8 @@
 ## make compile-commands  $(BUILD)/compile_commands.json for clangd and editors (bear; rebuilds wsr)
 ## make install     install wsr, wsr-host, libwsr, --help texts, systemd units (PREFIX, DESTDIR; builds no kernel)
 ## make uninstall   remove what make install put (the same PREFIX, DESTDIR)
+## make deb         Debian packages wsr (guest), wsr-dkms, wsr-host with debhelper, then lintian, in $(BUILD)/deb
+## make install-qemu  the patched QEMU for libvirt's domains, its firmware under PREFIX (builds it if not cached; docs/deploy.md)
 ## make kernel-headers  kernel-headers/ anew from our kernel's BTF and the series' uapi header (after a series change)
 ## make clean       remove $(BUILD)/
 ## make distclean   also remove $(WSR_CACHE): the kernel and QEMU trees and builds (all rebuilt next)
@@ -94,7 +96,7 @@ GUEST_PROGS := $(GUEST)/wsr $(GUEST)/wsr-workload $(GUEST)/wsr-fs-user $(GUEST)/
 GUEST_TESTS := $(wildcard tests/guest/*.sh)
 UNIT_TESTS  := $(patsubst tests/unit/%.c,$(BUILD)/unit/%,$(wildcard tests/unit/*.c))
 
-.PHONY: install uninstall kernel-headers all dkms setup check check-long bench bench-quick demo lint compile-commands clean distclean help FORCE
+.PHONY: install uninstall install-qemu deb kernel-headers all dkms setup check check-long bench bench-quick demo lint compile-commands clean distclean help FORCE
 .DELETE_ON_ERROR:
 .SECONDARY:
 
@@ -433,6 +435,31 @@ uninstall:
 	for d in $(DESTDIR)$(DOCDIR) $(DESTDIR)$(INCLUDEDIR)/wsr; do \
 		[ ! -d $$d ] || rmdir --ignore-fail-on-non-empty $$d || exit 1; \
 	done
+
+# make install-qemu: QEMU with qemu-patches/, the QEMU the tests run
+# (vmtests/build-qemu.sh: built here if not cached, about 5 min), as
+# PREFIX/bin/qemu-system-x86_64 (PREFIX /usr/local by default, beside
+# Debian's /usr/bin one), and its firmware in PREFIX/share/qemu, where
+# that QEMU looks (its paths are relative to the binary): the build's
+# ROMs, SeaBIOS's and Debian's qemu-system-data's, copied, and iPXE's
+# option ROMs for the NICs (libvirt's virtio interfaces need
+# efi-virtio.rom) when the ipxe-qemu package is there
+QEMU_DATADIR ?= $(PREFIX)/share/qemu
+IPXE_ROMS    ?= /usr/lib/ipxe/qemu
+install-qemu: setup
+	$(Q)d=$$(vmtests/build-qemu.sh plain) && \
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(QEMU_DATADIR) && \
+	install -m 0755 "$$d"/qemu-system-x86_64 $(DESTDIR)$(BINDIR)/ && \
+	cp -L "$$d"/pc-bios/* $(DESTDIR)$(QEMU_DATADIR)/ && \
+	chmod 0644 $(DESTDIR)$(QEMU_DATADIR)/* && \
+	echo "  INSTALL  $(DESTDIR)$(BINDIR)/qemu-system-x86_64, firmware in $(DESTDIR)$(QEMU_DATADIR)"
+	$(Q)if [ -d $(IPXE_ROMS) ]; then install -m 0644 $(IPXE_ROMS)/*.rom $(DESTDIR)$(QEMU_DATADIR)/; \
+	else echo "  no $(IPXE_ROMS) (apt install ipxe-qemu): a domain with a NIC needs its option ROM"; fi
+
+# the packages of debian/, built in a copy of the tree with the DKMS
+# source and resolve_btfids beside it (vmtests/make-deb.sh)
+deb: setup
+	$(Q)BUILD=$(BUILD) vmtests/make-deb.sh
 
 clean:
 	rm -rf $(BUILD)

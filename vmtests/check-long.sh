@@ -8,6 +8,10 @@
 #     unit tests or listed as equivalent (vmtests/mutate.sh, about 1 min);
 #   - Debian's oomd running Senpai in a guest gives memory back to the
 #     host through free page reporting (vmtests/senpai-test.sh, 3 min);
+#   - the Debian packages (vmtests/deb-test.sh): make deb and lintian,
+#     dpkg --root into a scratch root, dkms build of the packaged module
+#     against Debian's stock headers, the daemon from the installed
+#     unit's lines in a stock guest;
 #   - the guest tests long_*.sh on our kernel (500 kills of knob writers
 #     and the daemon among them).
 # Fails when a step's own command fails (a guest that hangs or panics
@@ -58,6 +62,9 @@ step "wsr-host's arguments fuzzed" '^PASS host_args_fuzz_rejected_inputs_change_
 	"$WSR_ROOT"/vmtests/fuzz-host-args.sh --cases "${WSR_HOST_FUZZ_CASES:-10000}"
 step "oomd's Senpai in a guest, memory back to the host" \
 	'^PASS senpai_in_a_guest_gives_memory_back_to_the_host' "$WSR_ROOT"/vmtests/senpai-test.sh
+step "Debian packages" \
+	'^PASS deb_daemon_runs_from_the_installed_unit_in_a_stock_guest_with_the_packaged_module' \
+	env BUILD="$BUILD" "$WSR_ROOT"/vmtests/deb-test.sh
 # each long test may take 40 minutes: 10,000 cases of wsr's arguments
 # under ASan ran 8,700 in 25 (2026-12-06); 500 kills of knob writers take
 # 6, the walk of 20,000 lruvecs 4

@@ -42,7 +42,7 @@ tree() {
 	local r w
 	for r in "progress-test.sh p_one p_two" "check-test.sh c_one" "qmp-test.sh q_one" "lint.sh l_one" \
 		"qtest-balloon.sh t_one" "selftest.sh h_one h_two" "fuzz-host-args.sh f_one" "dkms-test.sh d_one" \
-		"install-test.sh i_one" "libvirt-test.sh v_one"; do
+		"install-test.sh i_one" "libvirt-test.sh v_one" "deploy-doc-test.sh e_one"; do
 		read -r -a w <<<"$r"
 		# shellcheck disable=SC2016 # the stub's own expansions
 		stub "$d/vmtests/${w[0]}" "n=${w[0]%.sh}; tests=(${w[*]:1})"'
@@ -123,6 +123,7 @@ dir=$(dirname "$0")/../tests/guest
 	build-progress/p_one
 	build-progress/p_two
 	check/c_one
+	deploy/e_one
 	dkms/d_one
 	guest-debug/estimator_survives_daemon_sigkill
 	guest-debug/no-sanitizer-reports
@@ -187,8 +188,8 @@ lane() {
 	running=$((running + 1))
 }
 
-change="" lane check a_clean_run_of_every_listed_test_passes 0 '^33 passed, 0 failed$'
-change="" lane check one_lane_runs_every_listed_test_too 0 '^33 passed, 0 failed$' -- WSR_CHECK_LANES=1
+change="" lane check a_clean_run_of_every_listed_test_passes 0 '^34 passed, 0 failed$'
+change="" lane check one_lane_runs_every_listed_test_too 0 '^34 passed, 0 failed$' -- WSR_CHECK_LANES=1
 change="" lane check a_guest_panic_fails_the_run_and_shows_its_stack 1 \
 	'^FAIL guest-ours/suite-completed: wsr: kernel panic in the guest' \
 	'^    \| RIP: 0010:stuck_here' '^FAIL guest-ours/estimator_a: listed in tests/inventory, but did not run$' \
@@ -209,7 +210,7 @@ change='sed -i "/^lane_c() {/a exit 9" vmtests/check.sh' lane check a_lane_c_tha
 change='sed -i "s/\"\$DEBUG_ONLY \$LANE_C_BALLOON\"/\"\$DEBUG_ONLY\"/" vmtests/check.sh' \
 	lane check a_test_run_twice_fails_the_run 1 \
 	'^FAIL inventory/host-balloon/balloon_queues_agree_with_x: ran twice'
-change="" lane check a_restricted_run_expects_only_what_it_selects 0 '^18 passed, 0 failed$' -- \
+change="" lane check a_restricted_run_expects_only_what_it_selects 0 '^19 passed, 0 failed$' -- \
 	WSR_TESTS=estimator_a WSR_BALLOON_TESTS=none WSR_DEBUG_TESTS=none WSR_STOCK_TESTS=none \
 	WSR_SKIP_SELFTEST=1 WSR_LIBVIRT_TESTS=none
 change="" lane check a_runner_that_stops_with_no_fail_fails_the_run 1 \
@@ -235,7 +236,7 @@ change="" lane check an_empty_metrics_exposition_fails_the_run 1 \
 change='rm build/unit/test_b' lane check a_unit_test_not_built_fails_the_run 1 \
 	'^FAIL unit/test_b/runner: not built' '^FAIL unit/test_b/b_one: listed in tests/inventory, but did not run$'
 change='cp build/unit/test_b build/unit/test_gone' lane check a_stale_unit_binary_does_not_run 0 \
-	'^33 passed, 0 failed$'
+	'^34 passed, 0 failed$'
 change='sed -i "/^#/!d" tests/inventory' lane check an_empty_inventory_fails_the_run 1 \
 	'^FAIL inventory/list: .* lists no test$'
 change='sed -i "/^set -u/a exit 7" vmtests/inventory.sh' lane check an_inventory_check_that_stops_fails_the_run 1 \

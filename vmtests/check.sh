@@ -413,11 +413,15 @@ lane_a() {
 	section "the DKMS module for Debian's stock kernel"
 	run_runner dkms "$WSR_ROOT"/vmtests/dkms-test.sh
 	# one libvirtd of the tests' own for every libvirt test (vmtests/libvirt-lib.sh)
-	section "libvirt (wsr-host through a libvirtd of the tests' own), make install and the systemd units"
+	section "libvirt (wsr-host through a libvirtd of the tests' own), make install and the systemd units, docs/deploy.md's commands"
 	run_runner install "$WSR_ROOT"/vmtests/install-test.sh
 	if [ "${WSR_LIBVIRT_TESTS:-}" != none ]; then
 		run_runner host-libvirt "$WSR_ROOT"/vmtests/libvirt-test.sh
 	fi
+	# docs/deploy.md's commands against a libvirtd of its own: here, not
+	# in a niced lane, as its dry run is 20 s of wall-clock time (lane A
+	# ends before lane B, which sets make check's end)
+	run_runner deploy "$WSR_ROOT"/vmtests/deploy-doc-test.sh
 	# the estimator on Debian's stock kernel: every estimator test but those
 	# of the report walk's size and reclaim triggers, which run on our kernel
 	# (the same BPF; the attach points are checked on stock by every test),

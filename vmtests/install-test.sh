@@ -144,11 +144,48 @@ check make_uninstall_removes_what_install_put "$why"
 # this machine's systemd is not running)
 why=""
 cp -rn /lib/systemd/system/. "$d/root/usr/lib/systemd/system/"
+# and the shell wsr.service's ExecStartPre= runs, which verify looks for
+install -D /bin/sh "$d/root/bin/sh"
 for u in wsr wsr-fs wsr-host-balance; do
 	systemd-analyze verify --root="$d/root" "$d/root/usr/lib/systemd/system/$u.service" \
 		>"$d/verify.out" 2>&1 || why="$why$u.service: $(head -n 3 "$d/verify.out" | tr '\n' ' ')"
 done
 check units_pass_systemd_analyze_verify "$why"
+
+# wsr.service's ExecStartPre=, as systemd would run it (continued lines
+# joined, "$$" unescaped), on files standing in for MGLRU's switch and
+# /proc/swaps and a second NUMA node: MGLRU off (Debian's default) is
+# turned on, with a word, without non-leaf young where there are two
+# nodes; a value the administrator set is left alone; no swap is said,
+# and a swap device is not
+why=""
+p=$d/pre
+mkdir -p "$p"
+pre=$(sed -n '/^ExecStartPre=/,/[^\\]$/p' "$d/root/usr/lib/systemd/system/wsr.service" |
+	sed 's/\\$/ /; s/^ExecStartPre=//; s/^[[:space:]]*//' | tr -d '\n' | sed 's/\$\$/$/g')
+script=$(sed -n "s|^/bin/sh -c '\(.*\)'$|\1|p" <<<"$pre" |
+	sed "s|/sys/kernel/mm/lru_gen/enabled|$p/enabled|g; s|/proc/swaps|$p/swaps|g
+		s|/sys/devices/system/node/node1|$p/node1|g")
+if [ -z "$script" ] || [[ "$script" != *"$p/enabled"* ]] || [[ "$script" != *"$p/swaps"* ]]; then
+	why="no ExecStartPre=/bin/sh -c '...' on MGLRU's switch and /proc/swaps in wsr.service: $pre"
+else
+	echo 0x0000 >"$p/enabled"
+	printf 'Filename\tType\tSize\tUsed\tPriority\n' >"$p/swaps"
+	out=$(sh -c "$script" 2>&1) || why="it failed on MGLRU off and no swap: $out; "
+	[ "$(cat "$p/enabled")" = y ] || why="${why}MGLRU off was not turned on (the switch reads '$(cat "$p/enabled")'); "
+	grep -q 'MGLRU turned on' <<<"$out" || why="${why}no word that MGLRU was turned on: $out; "
+	grep -q 'no swap' <<<"$out" || why="${why}no word of the missing swap: $out; "
+	echo 0x0000 >"$p/enabled"
+	mkdir "$p/node1"
+	sh -c "$script" >/dev/null 2>&1
+	[ "$(cat "$p/enabled")" = 0x0003 ] || why="${why}with two nodes, MGLRU reads '$(cat "$p/enabled")', not 0x0003; "
+	echo 0x0007 >"$p/enabled"
+	printf '/swapfile\tfile\t524284\t0\t-2\n' >>"$p/swaps"
+	out=$(sh -c "$script" 2>&1) || why="${why}it failed on MGLRU on and a swap file: $out; "
+	[ "$(cat "$p/enabled")" = 0x0007 ] || why="${why}MGLRU's 0x0007 was changed to '$(cat "$p/enabled")'; "
+	[ -z "$out" ] || why="${why}it said '$out' with MGLRU on and a swap file; "
+fi
+check wsr_service_turns_mglru_on_and_says_when_swap_is_missing "$why"
 
 # systemd-analyze security's exposure of each installed unit, at most
 # its ceiling: the daemon needs root's BPF, balance only sockets

@@ -16,6 +16,7 @@ busybox-static cpio seabios qemu-system-data e2fsprogs shellcheck bear dkms
 dpkg-dev ninja-build meson python3 libglib2.0-dev libpixman-1-dev libfdt-dev
 libslirp-dev gnuplot-nox curl strace
 libvirt-daemon libvirt-daemon-driver-qemu libvirt-clients libvirt-dev systemd
+debhelper dh-dkms lintian
 "
 SRC_LIST=/etc/apt/sources.list.d/wsr-deb-src.sources
 

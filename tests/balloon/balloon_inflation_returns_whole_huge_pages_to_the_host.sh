@@ -9,7 +9,8 @@
 # workload takes 160 MiB and frees every second page of it.  Of the
 # guest's free memory, 80 MiB is then single pages between pages in use,
 # the rest whole blocks.  The host inflates the balloon by 64 MiB and
-# deflates it again (follow_balloon).
+# deflates it again (follow_balloon).  One NUMA node, so that the
+# balloon takes its pages where the holes are.
 HOLES_MIB=160
 
 guest_half() {
@@ -57,7 +58,9 @@ test_inflation_returns_huge_pages() {
 	host_memcg_setup
 	cg=$HOST_MEMCG/wsr-thp-$$
 	mkdir "$cg" || { bad "cannot make the cgroup $cg"; return; }
-	if guest_start free-page-reporting=off --cgroup "$cg" && wait_mark READY 240; then
+	# one node: the balloon's pages come from the node the holes are on
+	if guest_start free-page-reporting=off --nodes 1 --node-mem 512 --cgroup "$cg" &&
+		wait_mark READY 240; then
 		echo "    | $MARK" >&2
 		u0=$(cat "$cg/$HOST_MEMCG_USAGE")
 		qmp "{\"execute\":\"balloon\",\"arguments\":{\"value\":$((G_RAM - inflate))}}" >/dev/null
