@@ -43,6 +43,10 @@ DEPFLAGS := -MMD -MP
 JSONC_CFLAGS := $(shell pkg-config --cflags json-c 2>/dev/null)
 JSONC_LIBS   := $(shell pkg-config --libs json-c 2>/dev/null || echo -ljson-c)
 MHD_CFLAGS   := $(shell pkg-config --cflags libmicrohttpd 2>/dev/null)
+# wsr fs's FUSE (libfuse3-dev), linked statically into the guest's wsr as
+# its other libraries are (libfuse3.a, and what it needs: --static)
+FUSE_CFLAGS  := $(shell pkg-config --cflags fuse3 2>/dev/null || echo -I/usr/include/fuse3)
+FUSE_LIBS    := $(shell pkg-config --static --libs fuse3 2>/dev/null || echo -lfuse3 -lpthread -ldl)
 MHD_LIBS     := $(shell pkg-config --libs libmicrohttpd 2>/dev/null || echo -lmicrohttpd)
 # wsr-host's libvirt transport (libvirt-dev): libvirt's API and its QEMU
 # monitor's (host/virt.c), in threads of their own
@@ -61,7 +65,7 @@ UAPI_H   := $(UAPI)/virtio_balloon_ws.h
 INCLUDES := -Iinclude -I$(UAPI) $(JSONC_CFLAGS)
 GUEST    := $(BUILD)/guest
 OBJ      := $(BUILD)/obj
-LIBS     := -lbpf -lelf -lz -lzstd $(JSONC_LIBS)
+LIBS     := -lbpf -lelf -lz -lzstd $(JSONC_LIBS) $(FUSE_LIBS)
 
 ifeq ($(V),1)
 Q =
@@ -83,11 +87,11 @@ HOST_OBJ    := $(patsubst %.c,$(OBJ)/%.o,$(filter-out host/wsr-host.c,$(wildcard
 UNIT_OBJ    := $(patsubst %.c,$(OBJ)/%.o,$(wildcard tests/unit/*.c))
 ALL_OBJ     := $(LIBWSR_OBJ) $(CLI_OBJ) $(HOST_OBJ) $(OBJ)/host/wsr-host.o $(UNIT_OBJ) \
 	$(OBJ)/tests/balloon/progs/kfunc_probe.o $(OBJ)/tests/balloon/progs/send_hold.o \
-	$(OBJ)/vmtests/progs/wsr-workload.o \
+	$(OBJ)/vmtests/progs/wsr-workload.o $(OBJ)/vmtests/progs/wsr-fs-user.o \
 	$(OBJ)/vmtests/progs/wsr-nothp.o $(OBJ)/vmtests/progs/wsr-pin-foe.o \
 	$(OBJ)/vmtests/progs/wsr-compare-read.o $(OBJ)/vmtests/progs/wsr-cpu.o
 
-GUEST_PROGS := $(GUEST)/wsr $(GUEST)/wsr-workload $(GUEST)/kfunc-probe $(GUEST)/send-hold \
+GUEST_PROGS := $(GUEST)/wsr $(GUEST)/wsr-workload $(GUEST)/wsr-fs-user $(GUEST)/kfunc-probe $(GUEST)/send-hold \
 	$(GUEST)/wsr-pin-foe $(GUEST)/wsr-compare-read $(GUEST)/wsr-cpu
 GUEST_TESTS := $(wildcard tests/guest/*.sh)
 UNIT_TESTS  := $(patsubst tests/unit/%.c,$(BUILD)/unit/%,$(wildcard tests/unit/*.c))
@@ -96,7 +100,7 @@ UNIT_TESTS  := $(patsubst tests/unit/%.c,$(BUILD)/unit/%,$(wildcard tests/unit/*
 .DELETE_ON_ERROR:
 .SECONDARY:
 
-all: $(GUEST_PROGS) $(GUEST)/run-tests $(GUEST)/wsr.service $(GUEST)/wsr.service.syscalls $(GUEST)/wsr-demo $(GUEST)/wsr-bench $(GUEST)/wsr-tiers $(GUEST)/wsr-compare $(GUEST)/wsr-memcost $(UNIT_TESTS) \
+all: $(GUEST_PROGS) $(GUEST)/run-tests $(GUEST)/wsr.service $(GUEST)/wsr-fs.service $(GUEST)/wsr.service.syscalls $(GUEST)/wsr-demo $(GUEST)/wsr-bench $(GUEST)/wsr-tiers $(GUEST)/wsr-compare $(GUEST)/wsr-memcost $(UNIT_TESTS) \
 	$(BUILD)/wsr-host $(BUILD)/wsr-nothp $(GUEST)/asan/wsr
 
 setup:
@@ -152,7 +156,7 @@ $(OBJ)/%.o: %.c | $(UAPI_H)
 
 # the CLI's BPF skeletons (the estimator's in load.c, the balloon's in
 # balloon-attach.c)
-$(OBJ)/loader/%.o: EXTRA_CFLAGS = -I$(BUILD) -DWSR_PROG='"wsr"'
+$(OBJ)/loader/%.o: EXTRA_CFLAGS = -I$(BUILD) -DWSR_PROG='"wsr"' $(FUSE_CFLAGS)
 $(OBJ)/loader/lib/%.o: EXTRA_CFLAGS =
 $(OBJ)/loader/load.o: $(BUILD)/wsr.skel.h
 $(OBJ)/loader/balloon-attach.o: $(BUILD)/balloon.skel.h
@@ -199,6 +203,12 @@ $(GUEST)/wsr-workload: $(OBJ)/vmtests/progs/wsr-workload.o | $(GUEST)
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(CFLAGS) -static -o $@ $<
 
+# what the seed's users do to its files, for wsr fs's tests: poll() a
+# histogram for POLLPRI, write a knob and tell the errno
+$(GUEST)/wsr-fs-user: $(OBJ)/vmtests/progs/wsr-fs-user.o | $(GUEST)
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(CFLAGS) -static -o $@ $<
+
 # DAMON and idle page tracking binned as wsr bins, for the comparison
 # bench and its test (vmtests/compare-guest.sh)
 $(GUEST)/wsr-compare-read: $(OBJ)/vmtests/progs/wsr-compare-read.o | $(GUEST)
@@ -229,6 +239,11 @@ $(GUEST)/run-tests: vmtests/guest-run-tests.sh $(GUEST_TESTS) tests/testlib.sh |
 # wsr.service as make install writes it: the guest test that runs the
 # daemon with the unit's capabilities alone reads them from it
 $(GUEST)/wsr.service: systemd/wsr.service.in Makefile | $(GUEST)
+	$(call msg,GEN,$@)
+	$(Q)sed '$(UNIT_SED)' $< >$@
+
+# and wsr-fs.service, whose ExecStart and ExecStop a guest test runs
+$(GUEST)/wsr-fs.service: systemd/wsr-fs.service.in Makefile | $(GUEST)
 	$(call msg,GEN,$@)
 	$(Q)sed '$(UNIT_SED)' $< >$@
 
@@ -389,7 +404,7 @@ PC_SED     := s|@PREFIX@|$(PREFIX)|g; s|@LIBDIR@|$(LIBDIR)|g; s|@INCLUDEDIR@|$(I
 # what install puts and uninstall removes, one list each
 INST_BINS    := wsr wsr-host
 INST_DOCS    := wsr.txt wsr-host.txt wsr-host-balance.txt
-INST_UNITS   := wsr.service wsr-host-balance.service
+INST_UNITS   := wsr.service wsr-fs.service wsr-host-balance.service
 INST_HEADERS := include/libwsr.h include/wsr.h $(UAPI_H)
 ENVFILE      := $(DESTDIR)$(SYSCONFDIR)/default/wsr-host-balance
 

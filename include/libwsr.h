@@ -61,9 +61,11 @@ struct wsr_err {
 
 /*
  * ---- text formats: knobs, histograms, numbers (lib/parse.c) ------------
- * The seed's text formats, and one set of rules for numbers: the CLI and
- * wsr-host take and refuse the same with the same words.  Pure functions
- * of their arguments.
+ * The seed's text formats, and one set of rules for numbers: the CLI,
+ * wsr fs and wsr-host take and refuse the same with the same words.  Pure
+ * functions of their arguments.  A refusal is -EINVAL, or -ERANGE where
+ * the seed's parsers say ERANGE: a number too large, too many or too few
+ * intervals.
  */
 
 /* a strict decimal number in [0, LLONG_MAX]: no sign, space or suffix */
@@ -533,7 +535,8 @@ void wsr_read_reaccess(const struct wsr_pins *p, const struct wsr_memcg *m, __u6
 
 /*
  * Set @knob to @value on @node (-1: every node of @nodes).  The value is
- * checked on every node before any is stored: -EINVAL changes nothing.
+ * checked on every node before any is stored: -EINVAL or -ERANGE (the
+ * parser's) changes nothing.
  * Each node's entry is replaced whole, by one map update, under the pin
  * folder's lock, so that two sets at once do not lose one.
  */
@@ -583,6 +586,18 @@ struct wsr_watch;
  */
 int wsr_watch_open(const struct wsr_pins *p, const struct wsr_memcg *m, int node,
 		   wsr_report_fn fn, void *ctx, struct wsr_watch **out, struct wsr_err *err);
+
+/* called with each report of any memcg: @key names its memcg and node */
+typedef int (*wsr_any_report_fn)(void *ctx, const struct wsr_key *key,
+				 const struct wsr_report *r);
+
+/*
+ * wsr_watch_open() for the reports of every memcg on every node, in one
+ * slot: what a reader that serves many memcgs (wsr fs's poll()) takes,
+ * instead of a slot for each of them.
+ */
+int wsr_watch_open_all(const struct wsr_pins *p, wsr_any_report_fn fn, void *ctx,
+		       struct wsr_watch **out, struct wsr_err *err);
 
 /* wait up to @timeout_ms for reports and hand each to the callback */
 int wsr_watch_poll(struct wsr_watch *w, int timeout_ms, struct wsr_err *err);

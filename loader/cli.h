@@ -83,6 +83,7 @@ extern const struct wsr_cmd cmd_set, cmd_get;	/* knobs.c */
 extern const struct wsr_cmd cmd_watch;		/* watch.c */
 extern const struct wsr_cmd cmd_unload;		/* load.c */
 extern const struct wsr_cmd cmd_balloon;	/* balloon.c */
+extern const struct wsr_cmd cmd_fs;		/* fs.c */
 
 /*
  * load.c: load the estimator's programs and pin them in pin_dir, the pins

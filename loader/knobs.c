@@ -89,7 +89,7 @@ static int do_set(int argc, char **argv)
 	wsr_pins_close(&p);
 	if (ret)
 		err_msg("%s", err.msg);
-	return ret == -EINVAL ? 2 : ret ? 1 : 0;
+	return ret == -EINVAL || ret == -ERANGE ? 2 : ret ? 1 : 0;
 }
 
 const struct wsr_cmd cmd_set = {

@@ -24,7 +24,7 @@
 
 static const struct wsr_cmd *const cmds[] = {
 	&cmd_daemon, &cmd_show, &cmd_metrics, &cmd_set, &cmd_get, &cmd_watch, &cmd_reaccess,
-	&cmd_unload, &cmd_balloon,
+	&cmd_unload, &cmd_balloon, &cmd_fs,
 };
 
 static void usage(FILE *f)

@@ -124,9 +124,14 @@ END {
 				for (k = 1; k <= nr; k++) {
 					r = role[k]
 					tk = (p, "thr_" r) in v || r != "D" ? "thr_" r : "rps"
-					if (!(("none", tk) in v) || !((p, tk) in v)) continue
-					split(v[p, tk], ta, " ")
-					x = ta[j] / med(v["none", tk])
+					if (!(("none", tk) in v)) continue
+					# a guest that finished no unit of work ran at 0, not unmeasured
+					if (!((p, tk) in v)) {
+						x = 0
+					} else {
+						split(v[p, tk], ta, " ")
+						x = ta[j] / med(v["none", tk])
+					}
 					if (w == "" || x < w) w = x
 				}
 				if (w != "") v[p, "worst"] = v[p, "worst"] " " w

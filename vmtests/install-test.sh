@@ -55,6 +55,7 @@ usr/include/wsr/virtio_balloon_ws.h
 usr/include/wsr/wsr.h
 usr/lib/libwsr.a
 usr/lib/pkgconfig/libwsr.pc
+usr/lib/systemd/system/wsr-fs.service
 usr/lib/systemd/system/wsr-host-balance.service
 usr/lib/systemd/system/wsr.service
 usr/share/doc/wsr/wsr-host-balance.txt
@@ -68,6 +69,7 @@ elif [ "$(cd "$d/root" && find . -type f | sed 's|^\./||' | LC_ALL=C sort)" != "
 elif ! "$d/root/usr/bin/wsr-host" --help >/dev/null || ! "$d/root/usr/bin/wsr" --help >/dev/null; then
 	why="an installed binary does not run"
 elif ! grep -q '^ExecStart=/usr/bin/wsr daemon$' "$d/root/usr/lib/systemd/system/wsr.service" ||
+	! grep -q '^ExecStart=/usr/bin/wsr fs /run/wsr-fs$' "$d/root/usr/lib/systemd/system/wsr-fs.service" ||
 	! grep -q '^ExecStart=/usr/bin/wsr-host balance ' "$d/root/usr/lib/systemd/system/wsr-host-balance.service" ||
 	! grep -q '^EnvironmentFile=/etc/default/wsr-host-balance$' "$d/root/usr/lib/systemd/system/wsr-host-balance.service" ||
 	grep -rq '@[A-Z]*@\|wsr-install\.' "$d/root/usr/lib/systemd/system/"; then
@@ -144,7 +146,7 @@ why=""
 cp -rn /lib/systemd/system/. "$d/root/usr/lib/systemd/system/"
 # and the shell wsr.service's ExecStartPre= runs, which verify looks for
 install -D /bin/sh "$d/root/bin/sh"
-for u in wsr wsr-host-balance; do
+for u in wsr wsr-fs wsr-host-balance; do
 	systemd-analyze verify --root="$d/root" "$d/root/usr/lib/systemd/system/$u.service" \
 		>"$d/verify.out" 2>&1 || why="$why$u.service: $(head -n 3 "$d/verify.out" | tr '\n' ' ')"
 done

@@ -10,6 +10,7 @@ set -eu
 PKGS="
 build-essential pkg-config git
 clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev libzstd-dev libjson-c-dev libmicrohttpd-dev
+libfuse3-dev fuse3
 linux-source-6.1 dwarves flex bison bc libssl-dev xz-utils zstd kmod rsync
 busybox-static cpio seabios qemu-system-data e2fsprogs shellcheck bear dkms
 dpkg-dev ninja-build meson python3 libglib2.0-dev libpixman-1-dev libfdt-dev

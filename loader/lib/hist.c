@@ -214,8 +214,8 @@ static void new_reaccess(const struct wsr_pins *p, const struct wsr_key *key,
 }
 
 /*
- * -EINVAL is kept for a refused value (the CLI's usage error): a map
- * update that fails with EINVAL is reported as -EIO.
+ * -EINVAL and -ERANGE are kept for a refused value (the CLI's usage
+ * error): a map update that fails with EINVAL is reported as -EIO.
  */
 int wsr_set_knob(const struct wsr_pins *p, const struct wsr_memcg *m, __u64 nodes,
 		 int node, enum wsr_knob knob, const char *value, struct wsr_err *err)
@@ -240,9 +240,10 @@ int wsr_set_knob(const struct wsr_pins *p, const struct wsr_memcg *m, __u64 node
 		if (!(nodes >> n & 1))
 			continue;
 		wsr_get_config(p, m->id, n, &cfgs[n]);
-		if ((node < 0 || (int)n == node) && wsr_config_set(&cfgs[n], knob, value, err)) {
-			ret = -EINVAL;
-			goto out;
+		if (node < 0 || (int)n == node) {
+			ret = wsr_config_set(&cfgs[n], knob, value, err);
+			if (ret)
+				goto out;
 		}
 	}
 	/* one update per node: killed between two, each node is old or new */

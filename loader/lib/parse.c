@@ -27,6 +27,21 @@ static int fail(struct wsr_err *err, const char *fmt, ...)
 	return -EINVAL;
 }
 
+/*
+ * fail() with -ERANGE: a number, or the count of intervals, out of
+ * bounds, where the seed's kstrtouint() and interval parser say ERANGE
+ * (wsr fs's writes give the seed's errno)
+ */
+static int fail_range(struct wsr_err *err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+	va_end(ap);
+	return -ERANGE;
+}
+
 /* a strict decimal number in [0, max]; "unit" follows max in the message */
 static int parse_dec(const char *s, __u64 *out, __u64 max, const char *unit, const char *what,
 		     struct wsr_err *err)
@@ -42,7 +57,7 @@ static int parse_dec(const char *s, __u64 *out, __u64 max, const char *unit, con
 	if (*end)
 		return fail(err, "%s: '%s' is not a number", what, s);
 	if (errno == ERANGE || v > max)
-		return fail(err, "%s: %s is too large (at most %llu%s)", what, s,
+		return fail_range(err, "%s: %s is too large (at most %llu%s)", what, s,
 			    (unsigned long long)max, unit);
 	*out = v;
 	return 0;
@@ -57,9 +72,10 @@ int wsr_parse_range(const char *s, __u64 *out, __u64 min, __u64 max, const char 
 		    struct wsr_err *err)
 {
 	__u64 v;
+	int ret = parse_dec(s, &v, WSR_BIN_INF, "", what, err);
 
-	if (parse_dec(s, &v, WSR_BIN_INF, "", what, err))
-		return -EINVAL;
+	if (ret)
+		return ret;
 	if (v < min || v > max) {
 		if (max == WSR_BIN_INF)
 			return fail(err, "%s must be at least %llu", what, (unsigned long long)min);
@@ -80,21 +96,24 @@ int wsr_parse_intervals(const char *s, __u64 max_ms, __u64 *ms, __u32 *nr, struc
 	__u64 v[WSR_MAX_INTERVALS + 1];
 	char buf[512], *tok, *save = NULL;
 	__u32 n = 0, i;
+	int ret;
 
 	if (strlen(s) >= sizeof(buf))
 		return fail(err, "intervals: list too long");
 	strcpy(buf, s);
 	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		if (n == WSR_MAX_INTERVALS + 1)
-			return fail(err, "intervals: more than %d intervals", WSR_MAX_INTERVALS);
-		if (wsr_parse_u64(tok, &v[n], "intervals", err))
-			return -EINVAL;
+			return fail_range(err, "intervals: more than %d intervals",
+					  WSR_MAX_INTERVALS);
+		ret = wsr_parse_u64(tok, &v[n], "intervals", err);
+		if (ret)
+			return ret;
 		/*
 		 * The catch-all bound is not a time: it is only dropped below
 		 * (anywhere but last, the next interval cannot exceed it).
 		 */
 		if (v[n] > max_ms && v[n] != WSR_BIN_INF)
-			return fail(err, "intervals: %s is too large (at most %llu ms)", tok,
+			return fail_range(err, "intervals: %s is too large (at most %llu ms)", tok,
 				    (unsigned long long)max_ms);
 		if (v[n] == 0)
 			return fail(err, "intervals: 0 ms is not an interval (minimum 1)");
@@ -109,9 +128,9 @@ int wsr_parse_intervals(const char *s, __u64 max_ms, __u64 *ms, __u32 *nr, struc
 	if (n && v[n - 1] == WSR_BIN_INF)
 		n--;
 	if (n > WSR_MAX_INTERVALS)
-		return fail(err, "intervals: more than %d intervals", WSR_MAX_INTERVALS);
+		return fail_range(err, "intervals: more than %d intervals", WSR_MAX_INTERVALS);
 	if (n < WSR_MIN_INTERVALS)
-		return fail(err, "intervals: %u given, at least %d needed", n, WSR_MIN_INTERVALS);
+		return fail_range(err, "intervals: %u given, at least %d needed", n, WSR_MIN_INTERVALS);
 	for (i = 0; i < WSR_MAX_INTERVALS; i++)
 		ms[i] = i < n ? v[i] : 0;
 	*nr = n;
@@ -124,6 +143,7 @@ int wsr_parse_node_value(const char *s, __u32 nr_nodes, int *node,
 	const char *eq;
 	char id[16];
 	__u64 nid;
+	int ret;
 
 	if (s[0] != 'N') {
 		*node = -1;
@@ -135,8 +155,9 @@ int wsr_parse_node_value(const char *s, __u32 nr_nodes, int *node,
 		return fail(err, "'%s': expected N<node>=<value>", s);
 	memcpy(id, s + 1, eq - s - 1);
 	id[eq - s - 1] = 0;
-	if (wsr_parse_u64(id, &nid, "node", err))
-		return -EINVAL;
+	ret = wsr_parse_u64(id, &nid, "node", err);
+	if (ret)
+		return ret;
 	if (nid >= nr_nodes)
 		return fail(err, "node %llu does not exist (nodes 0-%u)",
 			    (unsigned long long)nid, nr_nodes - 1);
@@ -228,30 +249,28 @@ int wsr_config_set(struct wsr_config *cfg, enum wsr_knob knob, const char *value
 		   struct wsr_err *err)
 {
 	struct wsr_config c = *cfg;
+	int ret;
 
 	switch (knob) {
 	case WSR_KNOB_INTERVALS:
-		if (wsr_parse_intervals(value, WSR_MAX_MS, c.intervals_ms, &c.nr_intervals, err))
-			return -EINVAL;
+		ret = wsr_parse_intervals(value, WSR_MAX_MS, c.intervals_ms, &c.nr_intervals, err);
 		break;
 	case WSR_KNOB_REACCESS_INTERVALS:
-		if (wsr_parse_intervals(value, WSR_MAX_MS, c.reaccess_intervals_ms,
-					&c.reaccess_nr_intervals, err))
-			return -EINVAL;
+		ret = wsr_parse_intervals(value, WSR_MAX_MS, c.reaccess_intervals_ms,
+					  &c.reaccess_nr_intervals, err);
 		break;
 	case WSR_KNOB_REPORT:
-		if (wsr_parse_ms(value, &c.report_ms, WSR_MAX_MS, "report_ms", err))
-			return -EINVAL;
+		ret = wsr_parse_ms(value, &c.report_ms, WSR_MAX_MS, "report_ms", err);
 		break;
 	case WSR_KNOB_REFRESH:
-		if (wsr_parse_ms(value, &c.refresh_ms, WSR_MAX_MS, "refresh_ms", err))
-			return -EINVAL;
+		ret = wsr_parse_ms(value, &c.refresh_ms, WSR_MAX_MS, "refresh_ms", err);
 		break;
 	default:
 		return fail(err, "unknown knob");
 	}
-	*cfg = c;
-	return 0;
+	if (!ret)
+		*cfg = c;
+	return ret;
 }
 
 static void print_intervals(FILE *f, const __u64 *ms, __u32 nr)

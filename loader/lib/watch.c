@@ -19,6 +19,7 @@ struct wsr_watch {
 	__u64 id;
 	int node;
 	wsr_report_fn fn;
+	wsr_any_report_fn any_fn;	/* every memcg's: wsr_watch_open_all() */
 	void *ctx;
 	__u64 since_ns;
 	struct ring_buffer *rb;
@@ -32,12 +33,15 @@ static int on_event(void *ctx, void *data, size_t size)
 	const struct wsr_event *ev = data;
 	struct wsr_report rep;
 
-	if (size < sizeof(*ev) || ev->time_ns < w->since_ns || ev->key.cgroup_id != w->id ||
+	if (size < sizeof(*ev) || ev->time_ns < w->since_ns ||
+	    (!w->any_fn && ev->key.cgroup_id != w->id) ||
 	    (w->node >= 0 && ev->key.node != (__u32)w->node))
 		return 0;
 	/* gone, or replaced by a newer one, which has its own event */
 	if (bpf_map_lookup_elem(w->p->reports, &ev->key, &rep) || rep.seq != ev->seq)
 		return 0;
+	if (w->any_fn)
+		return w->any_fn(w->ctx, &ev->key, &rep);
 	return w->fn(w->ctx, ev->key.node, &rep);
 }
 
@@ -74,8 +78,9 @@ static int claim_slot(const struct wsr_pins *p, struct wsr_err *err)
 	return ret;
 }
 
-int wsr_watch_open(const struct wsr_pins *p, const struct wsr_memcg *m, int node,
-		   wsr_report_fn fn, void *ctx, struct wsr_watch **out, struct wsr_err *err)
+static int watch_open(const struct wsr_pins *p, const struct wsr_memcg *m, int node,
+		      wsr_report_fn fn, wsr_any_report_fn any_fn, void *ctx,
+		      struct wsr_watch **out, struct wsr_err *err)
 {
 	struct wsr_watch *w;
 	const char *name;
@@ -92,7 +97,8 @@ int wsr_watch_open(const struct wsr_pins *p, const struct wsr_memcg *m, int node
 		return slot;
 	}
 	/* reports made from now on */
-	*w = (struct wsr_watch){ .p = p, .id = m->id, .node = node, .fn = fn, .ctx = ctx,
+	*w = (struct wsr_watch){ .p = p, .id = m ? m->id : 0, .node = node, .fn = fn,
+				 .any_fn = any_fn, .ctx = ctx,
 				 .since_ns = wsr_now_ns(),
 				 .slot = slot, .fd = -1 };
 	/* the table lists the rings first, slot by slot */
@@ -110,6 +116,18 @@ int wsr_watch_open(const struct wsr_pins *p, const struct wsr_memcg *m, int node
 	}
 	*out = w;
 	return 0;
+}
+
+int wsr_watch_open(const struct wsr_pins *p, const struct wsr_memcg *m, int node,
+		   wsr_report_fn fn, void *ctx, struct wsr_watch **out, struct wsr_err *err)
+{
+	return watch_open(p, m, node, fn, NULL, ctx, out, err);
+}
+
+int wsr_watch_open_all(const struct wsr_pins *p, wsr_any_report_fn fn, void *ctx,
+		       struct wsr_watch **out, struct wsr_err *err)
+{
+	return watch_open(p, NULL, -1, NULL, fn, ctx, out, err);
 }
 
 int wsr_watch_poll(struct wsr_watch *w, int timeout_ms, struct wsr_err *err)

@@ -118,3 +118,24 @@ is_num() {
 expect_ok() {
 	"$@" >/tmp/out.$$ 2>&1 || { cat /tmp/out.$$; fail "'$*' failed"; }
 }
+
+# fs_start [DIR]: "wsr fs" mounted on DIR (default /tmp/wsr-fs), FS its
+# pid, FSDIR the folder; unmounted when the test exits (fs_stop)
+# shellcheck disable=SC2120 # the folder is optional
+fs_start() {
+	FSDIR=${1:-/tmp/wsr-fs}
+	mkdir -p "$FSDIR"
+	wsr fs "$FSDIR" >/tmp/wsr-fs.log 2>&1 &
+	FS=$!
+	trap fs_stop EXIT
+	wait_until 30 fs_mounted || { cat /tmp/wsr-fs.log; fail "wsr fs did not mount $FSDIR in 30 s"; }
+}
+# the mount is there: type fuse.wsr
+fs_mounted() { grep -q " $FSDIR fuse" /proc/mounts; }
+# (out of the mount first: a test that failed inside it would keep it busy)
+fs_stop() {
+	cd / || :
+	umount "$FSDIR" 2>/dev/null || umount -l "$FSDIR" 2>/dev/null
+	wait_until 10 sh -c "! kill -0 $FS 2>/dev/null" || kill -9 "$FS"
+	wait "$FS" 2>/dev/null
+}

@@ -142,7 +142,7 @@ static const char *every_command_refuses_a_pin_folder_open_to_others(void)
 {
 	static const char *const cmds[] = { "show", "get report_ms", "set report_ms 5",
 		"watch", "reaccess", "unload", "balloon show", "balloon attach",
-		"balloon detach", "metrics --all-memcgs" };
+		"balloon detach", "metrics --all-memcgs", "fs /tmp" };
 	char dir[] = "/tmp/wsr-test-cli-pins.XXXXXX", line[256];
 	unsigned int i;
 	int st;
@@ -167,7 +167,7 @@ static const char *every_command_refuses_a_pin_folder_open_to_others(void)
 static const char *each_command_has_help(void)
 {
 	static const char *const cmds[] = { "daemon", "show", "set", "get", "watch",
-					    "reaccess", "unload", "balloon", "metrics" };
+					    "reaccess", "unload", "balloon", "metrics", "fs" };
 	char args[64], want[64];
 	unsigned int i;
 	int st;
@@ -209,6 +209,9 @@ static const char *values_are_checked_before_anything_runs(void)
 		{ "metrics --output /tmp/", "--output '/tmp/': a file name, not a folder" },
 		{ "metrics -o ''", "--output '': a file name, not a folder" },
 		{ "metrics extra", "unexpected argument 'extra'" },
+		{ "fs", "fs takes the folder to mount on" },
+		{ "fs /no/such/folder", "/no/such/folder is not a folder" },
+		{ "fs --debug /tmp extra", "fs takes the folder to mount on" },
 		{ "frob", "unknown command 'frob'" },
 	};
 	unsigned int i;

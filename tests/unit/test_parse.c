@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Unit tests of the knob parsers and printers in loader/lib/parse.c. */
+#include <errno.h>
 #include <string.h>
 #include "libwsr.h"
 #include "unit.h"
@@ -427,7 +428,36 @@ static const char *intervals_longer_than_the_buffer_are_refused(void)
 	return NULL;
 }
 
+/* the seed's errno for each refusal: what a write to wsr fs's files returns */
+static const char *refusals_give_the_seeds_errno(void)
+{
+	static const struct {
+		enum wsr_knob knob;
+		const char *value;
+		int err;
+	} cases[] = {
+		{ WSR_KNOB_INTERVALS, "1000,2000", -ERANGE },		/* too few */
+		{ WSR_KNOB_INTERVALS, "1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16", -ERANGE },
+		{ WSR_KNOB_INTERVALS, "1,2,99999999999999999999", -ERANGE },
+		{ WSR_KNOB_REACCESS_INTERVALS, "1,2", -ERANGE },
+		{ WSR_KNOB_REPORT, "99999999999999999999", -ERANGE },
+		{ WSR_KNOB_INTERVALS, "3000,2000,1000", -EINVAL },	/* not increasing */
+		{ WSR_KNOB_INTERVALS, "1,x,3", -EINVAL },
+		{ WSR_KNOB_REFRESH, "-1", -EINVAL },
+		{ WSR_KNOB_REPORT, "", -EINVAL },
+	};
+	struct wsr_config cfg = {};
+	struct wsr_err err;
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		ASSERT_EQ(wsr_config_set(&cfg, cases[i].knob, cases[i].value, &err), cases[i].err,
+			  "'%s'", cases[i].value);
+	return NULL;
+}
+
 static const struct unit_test tests[] = {
+	{ "refusals_give_the_seeds_errno", refusals_give_the_seeds_errno },
 	{ "intervals_accept_increasing_list", intervals_accept_increasing_list },
 	{ "intervals_accept_printed_catch_all", intervals_accept_printed_catch_all },
 	{ "intervals_reject_malformed_lists", intervals_reject_malformed_lists },
