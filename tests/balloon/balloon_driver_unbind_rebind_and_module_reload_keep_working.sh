@@ -205,8 +205,9 @@ guest_half() {
 
 	wait_until 120 intervals_are 11,22,33,44 ||
 		fail "the CONFIG after the cycles was not applied: $(ws_state)"
+	total0=$(meminfo MemTotal)
 	mark "FINAL-CONFIG $(ws_state)"
-	follow_balloon
+	follow_balloon "$total0"
 }
 # In the guest, "sh /host/THIS.sh guest ARG..." stops reading this file at
 # finish, which exits: what follows is bash, for the host.

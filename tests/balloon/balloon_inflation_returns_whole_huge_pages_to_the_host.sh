@@ -30,8 +30,9 @@ guest_half() {
 		--ready /tmp/holes.ready >/dev/null &
 	pid=$!
 	wait_until 60 [ -e /tmp/holes.ready ] || fail "the workload with holes did not get ready"
+	total0=$(meminfo MemTotal)
 	mark "READY filled=${fill}MiB MemFree=$(meminfo MemFree)kB"
-	follow_balloon
+	follow_balloon "$total0"
 	kill "$pid"
 }
 # In the guest, "sh /host/THIS.sh guest ARG..." stops reading this file at

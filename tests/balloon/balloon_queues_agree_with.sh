@@ -40,7 +40,9 @@ guest_half() {
 	else
 		mark "WS-DIR absent"
 	fi
-	mark "READY MemTotal=$(meminfo MemTotal)"
+	# before any mark the host may inflate after
+	total0=$(meminfo MemTotal)
+	mark "READY MemTotal=$total0"
 
 	if [ "$want_ws" = 1 ]; then
 		wait_until 120 ws_at_least configs 1 || fail "no CONFIG arrived: $(ws_state)"
@@ -58,7 +60,7 @@ guest_half() {
 		mark FREED
 	fi
 
-	follow_balloon
+	follow_balloon "$total0"
 
 	if [ "$want_ws" = 1 ]; then
 		# reports go the other way, on the ws queue: the wsr daemon answers the

@@ -58,11 +58,14 @@ meminfo() { awk -v k="$1:" '$1 == k { print $2 }' /proc/meminfo; }
 mem_at_most() { [ "$(meminfo "$1")" -le "$2" ]; }
 mem_at_least() { [ "$(meminfo "$1")" -ge "$2" ]; }
 
-# follow_balloon: wait for the host to inflate the balloon by at least
-# 60 MiB and to deflate it again, seen as MemTotal going down and back
+# follow_balloon TOTAL0_KB: wait for the host to inflate the balloon by at
+# least 60 MiB below TOTAL0_KB and to deflate it again, seen as MemTotal
+# going down and back.  TOTAL0_KB is MemTotal read before the mark that
+# lets the host inflate: read after it, it may already be the inflated
+# size (a fork takes most of a second on the debug kernel, and a balloon
+# that takes whole blocks inflates 64 MiB in less).
 follow_balloon() {
-	local total0
-	total0=$(meminfo MemTotal)
+	local total0=$1
 	wait_until 120 mem_at_most MemTotal $((total0 - 61440)) ||
 		fail "MemTotal still $(meminfo MemTotal) kB, not 60 MiB below $total0 kB: balloon not inflated"
 	mark "INFLATED MemTotal=$(meminfo MemTotal)"
