@@ -194,7 +194,7 @@ static __always_inline int wsr_span_bin(struct wsr_span *s, const struct wsr_bou
 	b_hi = wsr_bound(b, i);
 	if (s->span == 0) {
 		/* a zero-length generation: all its pages at one age */
-		if (s->young >= b_hi)
+		if (s->young > b_hi)
 			return 0;
 		wsr_hist_add(h, s->type, i, s->pages);
 		s->left = 0;
@@ -221,7 +221,9 @@ static __always_inline void wsr_span_finish(struct wsr_span *s, struct wsr_hist 
 /*
  * Add @pages of @type (0 anon, 1 file) whose idle ages are spread evenly
  * over [young, old] into @h (b->n + 1 bins).  Bin i holds ages in
- * [bound[i - 1], bound[i]).  Assumes pages < 2^32.
+ * (bound[i - 1], bound[i]], as the seed's and the balloon's bins do: it
+ * matters only to a generation whose pages all have one age.  Assumes
+ * pages < 2^32.
  */
 static __always_inline void wsr_bin_span(struct wsr_hist *h, __u32 type,
 					 const struct wsr_bounds *b,

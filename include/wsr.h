@@ -96,7 +96,10 @@ struct wsr_config {
 	__u64 refresh_ms;
 };
 
-/* A histogram: bins[i] holds pages whose idle age is below bound_ms[i]. */
+/*
+ * A histogram: bins[i] holds pages whose idle age is above bound_ms[i - 1]
+ * (0 for the first) and at most bound_ms[i], as the seed's bins.
+ */
 struct wsr_hist {
 	__u64 bound_ms[WSR_MAX_BINS];
 	__u64 anon[WSR_MAX_BINS];

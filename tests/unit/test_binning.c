@@ -100,15 +100,23 @@ static const char *no_intervals_means_one_bin(void)
 	return NULL;
 }
 
-/* A zero-length generation goes where its single age belongs. */
+/*
+ * A zero-length generation goes where its single age belongs: a bin holds
+ * ages above the previous bound and at most its own, as the seed's.
+ */
 static const char *zero_length_generation_goes_to_its_age(void)
 {
 	struct wsr_hist h = {0};
 	__u64 *bins = h.anon;
 	struct wsr_bounds b = { .j = {10, 20, 30}, .n = 3 };
 
-	wsr_bin_span(&h, 0, &b, 20, 20, 9);	/* age 20 is not < 20 */
-	ASSERT_EQ(bins[2], 9, "bin 2");
+	wsr_bin_span(&h, 0, &b, 20, 20, 9);	/* age 20 is at most 20 */
+	ASSERT_EQ(bins[1], 9, "bin 1");
+	wsr_bin_span(&h, 0, &b, 21, 21, 5);	/* 21 is above 20 */
+	ASSERT_EQ(bins[2], 5, "bin 2");
+	wsr_bin_span(&h, 0, &b, 31, 31, 3);	/* above the last bound */
+	ASSERT_EQ(bins[3], 3, "the catch-all bin");
+	ASSERT_EQ(sum(bins, 4), 17, "total");
 	return NULL;
 }
 
