@@ -143,7 +143,8 @@ static __noinline int report_subtree(struct cgroup_subsys_state *css, __u32 node
 	/* one read of the knobs for the whole report (struct scratch says why) */
 	s->cfg = *cfg;
 	cfg = &s->cfg;
-	if (!cfg->report_ms)
+	/* as the seed: no report without intervals, whatever report_ms says */
+	if (!cfg->report_ms || !cfg->nr_intervals)
 		return 0;
 	rep = claim_report(&key, cfg, bpf_ktime_get_boot_ns());
 	if (!rep)

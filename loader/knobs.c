@@ -47,6 +47,26 @@ static int knob_options(int argc, char **argv, const char **memcg, int *node, bo
 	return 0;
 }
 
+/*
+ * As the seed's, a memcg reports only with bins: report_ms set on a node
+ * without intervals_ms is kept, and said, since nothing else would.
+ */
+static void warn_no_intervals(const struct wsr_pins *p, const struct wsr_memcg *m,
+			      __u64 nodes, int node)
+{
+	struct wsr_config cfg;
+	__u32 n;
+
+	for (n = 0; n < WSR_MAX_NODES; n++) {
+		if (!(nodes >> n & 1) || (node >= 0 && (int)n != node))
+			continue;
+		wsr_get_config(p, m->id, n, &cfg);
+		if (cfg.report_ms && !cfg.nr_intervals)
+			err_msg("warning: %s has no intervals_ms on N%u: no report until they "
+				"are set", m->rel, n);
+	}
+}
+
 static int do_set(int argc, char **argv)
 {
 	__u64 nodes = wsr_memory_nodes(&sys);
@@ -86,6 +106,8 @@ static int do_set(int argc, char **argv)
 		return 1;
 	}
 	ret = wsr_set_knob(&p, &m, nodes, node, knob, value, &err);
+	if (!ret && knob == WSR_KNOB_REPORT)
+		warn_no_intervals(&p, &m, nodes, node);
 	wsr_pins_close(&p);
 	if (ret)
 		err_msg("%s", err.msg);

@@ -2,19 +2,36 @@
 # reports arrive unasked, at every watcher at once, never closer together
 # than report_ms per node, and holding the memcg's pages (about its
 # memory.max); with report_ms 1, at most 3 a second (the seed's global
-# limit); with report_ms 0 none arrive.
+# limit); with report_ms 0 none arrive; nor, as the seed's report_wss(),
+# with report_ms set and no intervals.
 . "$(dirname "$0")/lib.sh"
 wsr_start
 cg=$(make_memcg est-report)
 echo 24M >"$cg/memory.max"
 expect_ok wsr set --memcg /est-report report_ms 700
+# no intervals yet: 3 s of reclaim (memory.stat's pgscan) and no report
+scanned() { awk '$1 == "pgscan" { print $2 }' "$cg/memory.stat"; }
+wsr watch --memcg /est-report --count 1 >/tmp/w0 &
+w0=$!
+sleep 0.5
+scan0=$(scanned)
+wsr-workload --hot 40 --cold 0 --node 0 --cgroup "$cg" >/dev/null &
+load=$!
+sleep 3
+kill -0 $w0 2>/dev/null || { wait $w0; fail "wsr watch without intervals stopped within 3 s (status $?): $(head -c 150 /tmp/w0)"; }
+kill $w0
+wait $w0
+scan1=$(scanned)
+[ ! -s /tmp/w0 ] || fail "report_ms without intervals produced a report: $(head -c 150 /tmp/w0)"
+[ "$((scan1 - scan0))" -ge 1024 ] ||
+	fail "pgscan went from $scan0 to $scan1 in the 3 s without intervals: no reclaim, nothing tested"
+# both watchers in place before reports can come: they must see the same
 wsr watch --memcg /est-report --json --count 4 >/tmp/w1 &
 w1=$!
 wsr watch --memcg /est-report --json --count 4 >/tmp/w2 &
 w2=$!
 sleep 0.5
-wsr-workload --hot 40 --cold 0 --node 0 --cgroup "$cg" >/dev/null &
-load=$!
+expect_ok wsr set --memcg /est-report intervals_ms 1000,10000
 for _ in $(seq 1 120); do
 	kill -0 $w1 2>/dev/null || kill -0 $w2 2>/dev/null || break
 	sleep 0.5

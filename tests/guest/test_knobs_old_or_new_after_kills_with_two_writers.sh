@@ -19,6 +19,8 @@ A='' B='' W='' work=''
 trap 'kill -9 $A $B $W $work $WSRD 2>/dev/null' EXIT
 wsr_start
 cg=$(make_memcg knobs)
+# bins: no report is made without them
+expect_ok wsr set --memcg /knobs intervals_ms 1000,10000
 echo 24M >"$cg/memory.max"
 # what a clean load pins, the balloon's left out (attached after a load)
 pins() { find /sys/fs/bpf/wsr -mindepth 1 ! -name '*balloon*' ! -name request_scratch | sort; }
