@@ -529,9 +529,14 @@ bool wsr_same_bins(const struct wsr_hist *h, const struct wsr_config *cfg);
 int wsr_read_hists(const struct wsr_pins *p, const struct wsr_memcg *m, __u64 nodes,
 		   bool refresh, struct wsr_report *reps, struct wsr_err *err);
 
-/* reaccess histograms; bins of the configuration while nothing is counted */
-void wsr_read_reaccess(const struct wsr_pins *p, const struct wsr_memcg *m, __u64 nodes,
-		       struct wsr_report *reps);
+/*
+ * Reaccess histograms into reps[node].hist (the bins of the configuration
+ * while nothing is counted).  With @refresh, first what wsr_read_hists()
+ * does on the nodes of @nodes with intervals, as the seed's read: its
+ * aging counts reaccesses.  reps[] has WSR_MAX_NODES entries.
+ */
+int wsr_read_reaccess(const struct wsr_pins *p, const struct wsr_memcg *m, __u64 nodes,
+		      bool refresh, struct wsr_report *reps, struct wsr_err *err);
 
 /*
  * Set @knob to @value on @node (-1: every node of @nodes).  The value is

@@ -85,9 +85,8 @@ static int print_hists(FILE *f, const struct wsr_pins *p, const struct wsr_memcg
 	struct wsr_err err;
 	__u32 n;
 
-	if (fp->kind == FS_REACCESS) {
-		wsr_read_reaccess(p, m, nodes, reps);
-	} else if (wsr_read_hists(p, m, nodes, true, reps, &err)) {
+	if (fp->kind == FS_REACCESS ? wsr_read_reaccess(p, m, nodes, true, reps, &err) :
+				      wsr_read_hists(p, m, nodes, true, reps, &err)) {
 		err_msg("%s", err.msg);
 		return -EIO;
 	}

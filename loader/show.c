@@ -55,11 +55,12 @@ static int show(int argc, char **argv, bool reaccess)
 		{ "no-refresh", no_argument, NULL, OPT_NO_REFRESH },
 		{ 0 },
 	};
-	/* reaccess: the same without --bars and --no-refresh */
+	/* reaccess: the same without --bars */
 	static const struct option reaccess_opts[] = {
 		{ "memcg", required_argument, NULL, 'm' },
 		{ "node", required_argument, NULL, 'n' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "no-refresh", no_argument, NULL, OPT_NO_REFRESH },
 		{ 0 },
 	};
 	struct wsr_report reps[WSR_MAX_NODES] = {};
@@ -104,15 +105,12 @@ static int show(int argc, char **argv, bool reaccess)
 		err_msg("%s", err.msg);
 		return 1;
 	}
-	if (reaccess) {
-		wsr_read_reaccess(&p, &m, nodes, reps);
-	} else {
-		ret = wsr_read_hists(&p, &m, nodes, !no_refresh, reps, &err);
-		if (ret) {
-			err_msg("%s", err.msg);
-			wsr_pins_close(&p);
-			return 1;
-		}
+	ret = reaccess ? wsr_read_reaccess(&p, &m, nodes, !no_refresh, reps, &err) :
+			 wsr_read_hists(&p, &m, nodes, !no_refresh, reps, &err);
+	if (ret) {
+		err_msg("%s", err.msg);
+		wsr_pins_close(&p);
+		return 1;
 	}
 	ret = print_hists(&m, reps, nodes, node, json ? JSON : bars ? BARS : TEXT);
 	if (ret)
@@ -148,8 +146,12 @@ static int do_reaccess(int argc, char **argv)
 const struct wsr_cmd cmd_reaccess = {
 	.name = "reaccess",
 	.fn = do_reaccess,
-	.synopsis = "[--memcg PATH] [--node N] [--json]",
+	.synopsis = "[--memcg PATH] [--node N] [--json] [--no-refresh]",
 	.help =
-"Print the reaccess histogram.\n\n"
-MEMCG_HELP NODE_HELP JSON_HELP,
+"Print the reaccess histogram: pages found young again by aging, binned\n"
+"by how long they had been idle.  As the seed's read, on the nodes with\n"
+"intervals_ms set, first what wsr show does (aging the lruvecs due):\n"
+"that aging is what counts reaccesses.\n\n"
+MEMCG_HELP NODE_HELP JSON_HELP
+"      --no-refresh       never age, print the counts as they are\n",
 };

@@ -169,12 +169,32 @@ int wsr_read_hists(const struct wsr_pins *p, const struct wsr_memcg *m, __u64 no
 	}
 }
 
-void wsr_read_reaccess(const struct wsr_pins *p, const struct wsr_memcg *m, __u64 nodes,
-		       struct wsr_report *reps)
+/*
+ * As the seed's memory.reaccess.histogram read, which refreshes the
+ * working set first (wss_refresh()) on nodes with bins: the aging that
+ * refresh does is what counts reaccesses.
+ */
+int wsr_read_reaccess(const struct wsr_pins *p, const struct wsr_memcg *m, __u64 nodes,
+		      bool refresh, struct wsr_report *reps, struct wsr_err *err)
 {
 	struct wsr_config cfg;
+	__u64 binned = 0;
 	__u32 n, i;
+	int ret;
 
+	for (n = 0; refresh && n < WSR_MAX_NODES; n++) {
+		if (!(nodes >> n & 1))
+			continue;
+		wsr_get_config(p, m->id, n, &cfg);
+		if (cfg.nr_intervals)
+			binned |= 1ULL << n;
+	}
+	if (binned) {
+		ret = wsr_read_hists(p, m, binned, true, reps, err);
+		if (ret)
+			return ret;
+		memset(reps, 0, WSR_MAX_NODES * sizeof(*reps));
+	}
 	for (n = 0; n < WSR_MAX_NODES; n++) {
 		struct wsr_key key = { .cgroup_id = m->id, .node = n };
 
@@ -188,6 +208,7 @@ void wsr_read_reaccess(const struct wsr_pins *p, const struct wsr_memcg *m, __u6
 			reps[n].hist.bound_ms[i] = i < cfg.reaccess_nr_intervals ?
 				cfg.reaccess_intervals_ms[i] : WSR_BIN_INF;
 	}
+	return 0;
 }
 
 /*

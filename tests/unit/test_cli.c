@@ -63,7 +63,7 @@ static const char *commands_refuse_other_commands_options(void)
 		{ "get --no-refresh report_ms", "--no-refresh", "usage: wsr get " },
 		{ "show --count 1", "--count", "usage: wsr show " },
 		{ "show --seed-aging", "--seed-aging", "usage: wsr show " },
-		{ "reaccess --no-refresh", "--no-refresh", "usage: wsr reaccess " },
+		{ "reaccess --count 1", "--count", "usage: wsr reaccess " },
 		{ "reaccess --bars", "--bars", "usage: wsr reaccess " },
 		{ "watch --no-refresh", "--no-refresh", "usage: wsr watch " },
 		{ "daemon --memcg /x", "--memcg", "usage: wsr daemon " },
