@@ -60,7 +60,8 @@ static __always_inline int wsr_refresh_merges(const struct wsr_refresh_facts *f,
  * balloon device (WSR_REFRESH_BALLOON), every lruvec with pages at least
  * refresh_ms old, 0 meaning all: the daemon passes the device's refresh_ms
  * less its own period, so that an answer's data is never older than the
- * device's refresh_ms (data_age_ms counts every lruvec with pages).
+ * device's refresh_ms (data_age_ms counts every lruvec with pages but
+ * an offline memcg's, which no refresh can reach).
  */
 static __always_inline int wsr_refresh_due(const struct wsr_refresh_args *a, __u32 node,
 					   const struct wsr_refresh_facts *f, int can_swap)
