@@ -225,6 +225,9 @@ static const struct knob knobs[] = {
 	  .help = "more on a reclaim report" },
 	{ "hold-ms", "MS", NUM(k.hold_ms, "ms", 0, WEEK, 1), .def = "30000",
 	  .help = "no inflation after a reclaim report" },
+	{ "steady-ms", "MS", NUM(k.steady_ms, "ms", 0, WEEK, 1), .def = "30000",
+	  .help = "working-set: no inflation until the working set has held (within 16 MiB "
+	  "or 1/16) this long" },
 	{ "step-mib", "N", NUM(k.step, "MiB", 1, TB_MIB, MIB), .def = "64",
 	  .help = "largest inflation per decision" },
 	{ "floor-mib", "N", NUM(k.floor, "MiB", 0, TB_MIB, MIB), .def = "256",

@@ -23,6 +23,12 @@ void policy_knobs_default(struct policy_knobs *k)
 	k->headroom = 64 * MIB;
 	k->reclaim_margin = 64 * MIB;
 	k->hold_ms = 30000;
+	/*
+	 * As long as the hold-off: a guest whose working set changed by more
+	 * than a band within it (one growing, or one that just freed what it
+	 * used) is not inflated until it keeps one for as long.
+	 */
+	k->steady_ms = 30000;
 	k->step = 64 * MIB;
 	k->floor = 256 * MIB;
 	k->max_age_ms = 10000;
@@ -260,12 +266,40 @@ static __u64 swapped_kept(const struct policy_input *in, __u64 total, __u64 hot)
 	return in->host_swapped < idle ? in->host_swapped : idle;
 }
 
+/* how far a working set may move and still be the same: 16 MiB or 1/16 of it */
+static __u64 steady_band(__u64 hot)
+{
+	return hot / 16 > 16 * MIB ? hot / 16 : 16 * MIB;
+}
+
+/*
+ * Has the working set held, within its band, for --steady-ms?  A guest
+ * whose demand grows (a compressor building its tables, a cache filling)
+ * shows a small working set early; one that freed what it used shows
+ * one that returns.  Inflating either to what it shows now makes it
+ * reclaim what it is about to use, and deflating after the reclaim came
+ * too late for it: the bench's xz guest, squeezed to its first report's
+ * 19 MiB, finished no pass.  The reference moves when the working set
+ * leaves the band around it; a drift, however slow, leaves it in the end.
+ */
+static int ws_steady(const struct policy_knobs *k, struct policy_state *st,
+		     const struct policy_input *in, __u64 hot)
+{
+	__u64 ref = st->steady_hot, band = steady_band(ref);
+
+	if (!st->steady_since_ms || hot > ref + band || hot + band < ref) {
+		st->steady_hot = hot;
+		st->steady_since_ms = in->now_ms;
+	}
+	return in->now_ms - st->steady_since_ms >= (double)k->steady_ms;
+}
+
 static void decide_ws(const struct policy_knobs *k, struct policy_state *st,
 		      const struct policy_input *in, struct policy_decision *d)
 {
 	const struct ws_report *r = in->report;
-	__u64 total, free = 0, need;
-	int reclaim, self;
+	__u64 total, free = 0, need, cur = in->target ? in->target : in->actual;
+	int reclaim, self, steady;
 	double age;
 
 	d->idle_ms = cost_idle_ms(k, &st->cost);
@@ -279,6 +313,7 @@ static void decide_ws(const struct policy_knobs *k, struct policy_state *st,
 		cost_take_stats(k, &st->cost, in->stats, in->stats_ms, r);
 	d->idle_ms = st->cost.idle_ms;
 	d->hot = ws_report_kept(r, d->idle_ms);
+	steady = ws_steady(k, st, in, d->hot);
 	total = ws_report_total(r);
 	d->swapped = swapped_kept(in, total, d->hot);
 	/* free memory beyond the headroom is not needed: the stats say how much */
@@ -307,7 +342,7 @@ static void decide_ws(const struct policy_knobs *k, struct policy_state *st,
 	 * needs more, since the true need is larger still.
 	 */
 	if (stats_stale(k, st, in)) {
-		__u64 f = (__u64)in->stats->free, cur = in->target ? in->target : in->actual;
+		__u64 f = (__u64)in->stats->free;
 
 		d->other = in->actual > total + f ? in->actual - total - f : 0;
 		need = d->hot + d->swapped + k->headroom + d->other;
@@ -318,6 +353,11 @@ static void decide_ws(const struct policy_knobs *k, struct policy_state *st,
 		}
 	}
 	d->want = need;
+	/* deflations at once; inflation only once the working set holds */
+	if (!steady && clamp(k, in, need) + POLICY_MIN_CHANGE <= cur) {
+		keep(d, "settling");
+		return;
+	}
 	move_to(k, st, in, clamp(k, in, need), in->new_report, age,
 		cost_stalled(k, &st->cost), d);
 }

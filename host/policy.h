@@ -33,6 +33,7 @@ struct policy_knobs {
 	__u64 headroom;		/* bytes kept on top of the working set */
 	__u64 reclaim_margin;	/* bytes more on a reclaim report */
 	__u64 hold_ms;		/* no inflation this long after a reclaim report */
+	__u64 steady_ms;	/* working-set: inflate once the working set held this long */
 	__u64 step;		/* at most this many bytes inflated per decision */
 	__u64 floor;		/* never a target below (nor above the RAM) */
 	__u64 ceiling;		/* never a target above (0: the RAM); --vm's max= */
@@ -79,6 +80,9 @@ struct policy_state {
 	__u64 last_actual;
 	double moved_ms;
 	struct cost_state cost;	/* working-set */
+	/* working-set: the working set steady_ms is measured from, and since when */
+	__u64 steady_hot;
+	double steady_since_ms;
 	/* pressure: Senpai's state, started at the first decision */
 	struct senpai_state sp;
 	int sp_started;

@@ -246,7 +246,7 @@ test_libvirt_all_domains() {
 	kill -STOP "$(lv_qemu_pid a)" || { bad "cannot stop a's QEMU"; return; }
 	dom_mark b READY 200 || return
 	"$HOST" balance --connect "$LV_URI" --policy working-set --request-ms 1000 \
-		--reconnect-ms 500 --qmp-timeout-ms 1000 >"$tmp/all.dec" \
+		--steady-ms 0 --reconnect-ms 500 --qmp-timeout-ms 1000 >"$tmp/all.dec" \
 		2> >(while IFS= read -r l; do echo "$EPOCHREALTIME $l"; done >"$tmp/all.err") &
 	bal=$!
 	t=$(date +%s.%N)

@@ -185,9 +185,10 @@ balance_under_pressure() {
 	vm=("$@")
 	"$HOST" "${watch[@]}" watch --json >"$tmp/events" 2>&1 &
 	watcher=$!
-	# --on-exit keep: the second balance takes over the squeezed guest
+	# --on-exit keep: the second balance takes over the squeezed guest;
+	# --steady-ms 0: the idle guest is squeezed at once, not after 30 s
 	"$HOST" balance "${vm[@]}" --policy working-set --report-ms 1000 \
-		--request-ms 1000 --metrics "127.0.0.1:$port" --on-exit keep \
+		--request-ms 1000 --steady-ms 0 --metrics "127.0.0.1:$port" --on-exit keep \
 		>"$tmp/decisions" 2>"$tmp/balance.err" &
 	bal=$!
 	if wait_mark SQUEEZED 200; then

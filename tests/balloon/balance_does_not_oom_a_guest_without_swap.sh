@@ -93,9 +93,9 @@ test_balance_spares_swapless() {
 	wait_mark READY 200 || return
 	echo "    | $MARK" >&2
 	local MARK_READY=$MARK
-	# straight to the policy's want, no hold: the bottom at once
+	# straight to the policy's want, no hold, no settling: the bottom at once
 	"$HOST" balance --vm "guest=$G_QMP" --policy working-set --report-ms 1000 \
-		--request-ms 1000 --step-mib 1024 --hold-ms 0 >"$tmp/decisions" 2>"$tmp/balance.err" &
+		--request-ms 1000 --step-mib 1024 --hold-ms 0 --steady-ms 0 >"$tmp/decisions" 2>"$tmp/balance.err" &
 	bal=$!
 	wait_mark ALIVE 150 && echo "    | $MARK" >&2
 	kill "$bal" 2>/dev/null

@@ -125,6 +125,7 @@ static const char *test_knob_defaults_are_the_policys(void)
 	ASSERT_EQ(c->k.headroom, k.headroom, "--headroom-mib");
 	ASSERT_EQ(c->k.reclaim_margin, k.reclaim_margin, "--reclaim-margin-mib");
 	ASSERT_EQ(c->k.hold_ms, k.hold_ms, "--hold-ms");
+	ASSERT_EQ(c->k.steady_ms, k.steady_ms, "--steady-ms");
 	ASSERT_EQ(c->k.step, k.step, "--step-mib");
 	ASSERT_EQ(c->k.floor, k.floor, "--floor-mib");
 	ASSERT_EQ(c->k.ceiling, k.ceiling, "the ceiling");

@@ -357,9 +357,11 @@ static unsigned int file_count(const char *name, const char *s)
 static const char *start(const char *a_opts, const char *b_opts, rlim_t nofile, ...)
 {
 	char a[200], b[200], out[128], err[128];
+	/* --steady-ms 0: these fakes' working sets are steady from the first report */
 	char *argv[40] = { "balance", "--vm", a, "--vm", b, "--tick-ms", "1000",
-			   "--request-ms", "1000", "--reconnect-ms", "500", "--floor-mib", "128" };
-	int argc = 13, i;
+			   "--request-ms", "1000", "--reconnect-ms", "500", "--floor-mib", "128",
+			   "--steady-ms", "0" };
+	int argc = 15, i;
 	const char *s;
 	va_list ap;
 

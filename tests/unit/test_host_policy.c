@@ -51,6 +51,8 @@ static void vm_init(struct vm *v, enum policy_kind kind)
 	memset(v, 0, sizeof(*v));
 	policy_knobs_default(&v->k);
 	v->k.kind = kind;
+	/* the rules once a working set has held; steadiness has tests of its own */
+	v->k.steady_ms = 0;
 	v->in.ram = RAM;
 	v->in.actual = RAM;
 	v->in.now_ms = 100000;
@@ -138,6 +140,77 @@ static const char *test_inflates_in_bounded_steps_to_working_set(void)
 	}
 	ASSERT_GE(sets, 2, "targets set");
 	ASSERT_EQ(v.in.actual, want, "the size at the end, against the working set");
+	return NULL;
+}
+
+/*
+ * A guest whose working set grows (the bench's xz, its tables filling
+ * for two minutes) is not inflated while it grows, whatever its reports
+ * show idle: 32 MiB hot and 100 MiB idle at first, 17 MiB more hot every
+ * 2 s (more than the band of 16 MiB each time).  Once it holds for
+ * --steady-ms, the balloon takes the idle memory.
+ */
+static const char *test_growing_working_set_is_not_inflated_until_it_holds(void)
+{
+	unsigned int mib[5] = { 32, 0, 0, 0, 100 };
+	struct vm v;
+	double t = 100000, steady_from;
+	int i;
+
+	vm_init(&v, POLICY_WORKING_SET);
+	v.k.steady_ms = 30000;
+	for (i = 0; i < 12; i++, t += 2000) {
+		mib[0] = 32 + 17 * i;
+		step(&v, t, 0, mib, 1);
+		ASSERT_EQ(v.d.action, POLICY_KEEP, "report %d's action, growing", i);
+		ASSERT_STREQ(v.d.reason, "settling", "report %d's reason", i);
+	}
+	/* 219 MiB hot from the last report on: inflation waits --steady-ms */
+	steady_from = t - 2000;
+	for (; t < steady_from + v.k.steady_ms; t += 2000) {
+		step(&v, t, 0, mib, 1);
+		ASSERT_STREQ(v.d.reason, "settling", "the reason %.0f ms into a steady working set",
+			     t - steady_from);
+	}
+	step(&v, t, 0, mib, 1);
+	ASSERT_EQ(v.d.action, POLICY_SET, "the action once it held for --steady-ms");
+	ASSERT_STREQ(v.d.reason, "inflate", "the reason once it held for --steady-ms");
+	ASSERT_EQ(v.in.actual, RAM + v.k.headroom - 100 * MIB, "the size: all but the idle");
+	return NULL;
+}
+
+/*
+ * A working set that moves within its band (16 MiB, or 1/16 of it) holds:
+ * reports of 64 MiB hot give or take 6 MiB inflate once --steady-ms has
+ * passed.  One that falls (a job ended and freed what it used) settles
+ * again before the balloon takes what it freed; a deflation never waits.
+ */
+static const char *test_steadiness_allows_noise_and_never_delays_a_deflation(void)
+{
+	unsigned int mib[5] = { 64, 0, 0, 0, 300 };
+	static const unsigned int big[5] = { 480, 0, 0, 0, 0 };
+	struct vm v;
+	double t = 100000;
+	int i;
+
+	vm_init(&v, POLICY_WORKING_SET);
+	v.k.steady_ms = 30000;
+	for (i = 0; i < 15; i++, t += 2000) {
+		mib[0] = i % 2 ? 70 : 58;
+		step(&v, t, 0, mib, 1);
+		ASSERT_STREQ(v.d.reason, "settling", "report %d, before --steady-ms", i);
+	}
+	step(&v, t, 0, mib, 1);
+	ASSERT_STREQ(v.d.reason, "inflate-step", "after 30 s within 6 MiB of 64 MiB");
+	/* grows past the balloon: deflated at once, though it is not steady */
+	t += 2000;
+	step(&v, t, 0, big, 1);
+	ASSERT_EQ(v.d.action, POLICY_SET, "a guest grown past its size: the action");
+	ASSERT_EQ(v.d.target, RAM, "its target");
+	/* back to 64 MiB: it settles for --steady-ms again before inflation */
+	t += 2000;
+	step(&v, t, 0, mib, 1);
+	ASSERT_STREQ(v.d.reason, "settling", "right after the working set fell");
 	return NULL;
 }
 
@@ -1117,6 +1190,7 @@ static const char *test_defaults_are_the_documented_ones(void)
 	ASSERT_EQ(k.headroom, 64 * MIB, "--headroom-mib");
 	ASSERT_EQ(k.reclaim_margin, 64 * MIB, "the reclaim margin");
 	ASSERT_EQ(k.hold_ms, 30000, "--hold-ms");
+	ASSERT_EQ(k.steady_ms, 30000, "--steady-ms");
 	ASSERT_EQ(k.step, 64 * MIB, "--step-mib");
 	ASSERT_EQ(k.floor, 256 * MIB, "--floor-mib");
 	ASSERT_EQ(k.ceiling, 0, "the ceiling (the RAM)");
@@ -1649,6 +1723,10 @@ static const struct unit_test tests[] = {
 	{ "policy_steady_state_keeps_target", test_steady_state_keeps_target },
 	{ "policy_inflates_in_bounded_steps_to_working_set",
 	  test_inflates_in_bounded_steps_to_working_set },
+	{ "policy_growing_working_set_is_not_inflated_until_it_holds",
+	  test_growing_working_set_is_not_inflated_until_it_holds },
+	{ "policy_steadiness_allows_noise_and_never_delays_a_deflation",
+	  test_steadiness_allows_noise_and_never_delays_a_deflation },
 	{ "policy_inflation_needs_a_new_report", test_inflation_needs_a_new_report },
 	{ "policy_reclaim_mid_inflation_deflates_at_once",
 	  test_reclaim_mid_inflation_deflates_at_once },
