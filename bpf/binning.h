@@ -32,19 +32,25 @@ struct wsr_gens {
 	__u64 pages[WSR_NR_GENS][2];	/* [gen][anon/file], already >= 0 */
 	__u64 now;			/* jiffies when read */
 	__u32 skip;			/* leave out the @skip youngest */
-	__u32 pad;
+	__u32 offline;			/* its memcg is offline (removed) */
 };
 
 /*
  * Jiffies since @g's youngest generation was born: since the accessed bits
  * were last collected, so how old the data of a histogram of @g is.  0 if
- * @g holds no pages: an empty lruvec has no data to be old.
+ * @g holds no pages: an empty lruvec has no data to be old.  0 too if its
+ * memcg is offline (a removed memcg still charged, a zombie): 6.1 lets
+ * nothing outside the kernel age it (lru_gen's file names a memcg by its
+ * ID, which offlining releases), so its age would only grow, and every
+ * report covering it would look stale.
  */
 static __always_inline __u64 wsr_gens_data_age(const struct wsr_gens *g)
 {
 	__u64 birth = g->birth[g->max_seq % WSR_NR_GENS], pages = 0;
 	__u32 gen;
 
+	if (g->offline)
+		return 0;
 	for (gen = 0; gen < WSR_NR_GENS; gen++)
 		pages += g->pages[gen][0] + g->pages[gen][1];
 	return pages && g->now > birth ? g->now - birth : 0;

@@ -147,10 +147,7 @@ static __always_inline void init_hist(struct wsr_hist *h, const struct wsr_confi
 /*
  * Add the live generations of the lruvec at @lruvec_addr into @h, its anon
  * only if its memcg can swap (WSR_HIST_NOSWAP); s->data_age_j keeps the
- * oldest of those a refresh can age: not an offline memcg's (a zombie),
- * which 6.1 lets nothing outside the kernel age (lru_gen's file names a
- * memcg by its ID, which offlining releases), so that its data age would
- * only grow and make every answer look stale.  Global, as bin_gens(): checked once per program, where a static
+ * oldest (wsr_gens_data_age(): not an offline memcg's).  Global, as bin_gens(): checked once per program, where a static
  * one was checked again on every node of every walk, which grew with the
  * square of the nodes (about 13,000 instructions each).
  */
@@ -158,14 +155,13 @@ __noinline int add_lruvec(__u64 lruvec_addr, const struct wsr_config *cfg,
 			  struct wsr_hist *h, struct scratch *s)
 {
 	struct lruvec *lruvec = (void *)lruvec_addr;
-	struct mem_cgroup *memcg = lruvec_memcg(lruvec);
 	int can_swap;
 	__u32 gen;
 	__u64 age;
 
 	if (!h || !s)
 		return 0;
-	can_swap = memcg_can_swap((__u64)memcg);
+	can_swap = memcg_can_swap((__u64)lruvec_memcg(lruvec));
 	if (read_gens(lruvec, s))
 		return -1;
 	s->bounds.n = 0;
@@ -173,6 +169,8 @@ __noinline int add_lruvec(__u64 lruvec_addr, const struct wsr_config *cfg,
 		load_bounds(cfg, false, s);
 	s->gens.now = bpf_jiffies64();
 	s->gens.skip = 0;
+	/* no local for it: one more value live across the calls was too much stack */
+	s->gens.offline = !(BPF_CORE_READ(lruvec_memcg(lruvec), css.flags) & CSS_ONLINE);
 	read_parts(lruvec, s);
 	h->flags |= can_swap ? WSR_HIST_SWAP : WSR_HIST_NOSWAP;
 	if (!can_swap) {
@@ -181,7 +179,7 @@ __noinline int add_lruvec(__u64 lruvec_addr, const struct wsr_config *cfg,
 		s->v.parts.t[0].nr = 0;
 	}
 	age = wsr_gens_data_age(&s->gens);
-	if (age > s->data_age_j && (BPF_CORE_READ(memcg, css.flags) & CSS_ONLINE))
+	if (age > s->data_age_j)
 		s->data_age_j = age;
 	return bin_gens(&s->gens, &s->v.parts, &s->bounds, h, &s->span);
 }

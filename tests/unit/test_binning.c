@@ -220,10 +220,25 @@ static const char *data_age_of_empty_or_racy_lruvec_is_zero(void)
 	return NULL;
 }
 
+/* A removed memcg's lruvec, which nothing outside the kernel can age, has none */
+static const char *data_age_of_an_offline_memcgs_lruvec_is_zero(void)
+{
+	struct wsr_gens g = { .max_seq = 3, .now = 10000 };
+
+	g.birth[3] = 100;
+	g.pages[3][1] = 1;
+	ASSERT_EQ(wsr_gens_data_age(&g), 9900, "an online lruvec's data age");
+	g.offline = 1;
+	ASSERT_EQ(wsr_gens_data_age(&g), 0, "an offline memcg's lruvec's data age");
+	return NULL;
+}
+
 static const struct unit_test tests[] = {
 	{ "generation_inside_one_bin_lands_there", generation_inside_one_bin_lands_there },
 	{ "data_age_is_time_since_youngest_birth", data_age_is_time_since_youngest_birth },
 	{ "data_age_of_empty_or_racy_lruvec_is_zero", data_age_of_empty_or_racy_lruvec_is_zero },
+	{ "data_age_of_an_offline_memcgs_lruvec_is_zero",
+	  data_age_of_an_offline_memcgs_lruvec_is_zero },
 	{ "generation_across_boundary_splits_proportionally",
 	  generation_across_boundary_splits_proportionally },
 	{ "few_pages_over_long_span_are_not_truncated", few_pages_over_long_span_are_not_truncated },
