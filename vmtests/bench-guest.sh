@@ -36,9 +36,9 @@ for pair in 1 2 3 4 5; do
 		wsr unload 2>/dev/null
 		if [ "$mode" = on ]; then
 			wsr_start
-			wsr set intervals_ms 1000,10000 >/dev/null
+			wsr set intervals_ms 1000,10000,60000 >/dev/null
 			wsr set report_ms 1000 >/dev/null
-			wsr set --memcg /bench-slow intervals_ms 1000,10000 >/dev/null
+			wsr set --memcg /bench-slow intervals_ms 1000,10000,60000 >/dev/null
 			wsr set --memcg /bench-slow report_ms 1000 >/dev/null
 			b0=$(bpf_ns)
 		fi

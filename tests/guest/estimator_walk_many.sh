@@ -14,7 +14,7 @@ t0=$(date +%s)
 seq 0 "$last" | sed "s|^|$top/m|" | xargs mkdir || fail "cannot create $n memcgs"
 info "$n memcgs made in $(($(date +%s) - t0)) s"
 echo 24M >"$top/memory.max"
-expect_ok wsr set --memcg /est-many intervals_ms 1000,10000
+expect_ok wsr set --memcg /est-many intervals_ms 1000,10000,60000
 expect_ok wsr set --memcg /est-many report_ms 500
 wsr watch --memcg /est-many --node 0 --json --count 2 >/tmp/many.json &
 w=$!

@@ -19,7 +19,7 @@ if grep -q ' bpf_virtio_balloon_ws_report[[:space:]]*\[virtio_balloon\]' /proc/k
 fi
 cg=$(make_memcg syscalls)
 echo 24M >"$cg/memory.max"
-expect_ok wsr set --memcg /syscalls intervals_ms 1000,10000
+expect_ok wsr set --memcg /syscalls intervals_ms 1000,10000,60000
 expect_ok wsr set --memcg /syscalls report_ms N0=300
 wsr show >/dev/null || fail "wsr show failed"
 wsr watch --memcg /syscalls --node 0 --count 1 >/tmp/sc.watch 2>&1 &

@@ -109,7 +109,7 @@ if ! wsr show >/tmp/caps.show 2>&1 || ! grep -q anon= /tmp/caps.show; then
 fi
 cg=$(make_memcg caps)
 echo 24M >"$cg/memory.max"
-expect_ok wsr set --memcg /caps intervals_ms 1000,10000
+expect_ok wsr set --memcg /caps intervals_ms 1000,10000,60000
 expect_ok wsr set --memcg /caps report_ms N0=300
 wsr watch --memcg /caps --node 0 --count 1 >/tmp/caps.watch 2>&1 &
 w=$!

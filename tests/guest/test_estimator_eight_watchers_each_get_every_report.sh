@@ -4,7 +4,7 @@
 wsr_start
 cg=$(make_memcg est-watchers)
 echo 24M >"$cg/memory.max"
-expect_ok wsr set --memcg /est-watchers intervals_ms 1000,10000
+expect_ok wsr set --memcg /est-watchers intervals_ms 1000,10000,60000
 expect_ok wsr set --memcg /est-watchers report_ms 500
 pids=""
 for i in 1 2 3 4 5 6 7 8; do

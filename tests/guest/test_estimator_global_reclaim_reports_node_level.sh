@@ -5,9 +5,9 @@
 . "$(dirname "$0")/lib.sh"
 wsr_start
 cg=$(make_memcg est-global)
-expect_ok wsr set intervals_ms 1000,10000
+expect_ok wsr set intervals_ms 1000,10000,60000
 expect_ok wsr set report_ms 1000
-expect_ok wsr set --memcg /est-global intervals_ms 1000,10000
+expect_ok wsr set --memcg /est-global intervals_ms 1000,10000,60000
 expect_ok wsr set --memcg /est-global report_ms 1000
 wsr watch --json >/tmp/global.node 2>/tmp/global.err &
 wnode=$!

@@ -27,7 +27,7 @@ cleanup() {
 }
 trap cleanup EXIT
 wsr_start
-expect_ok wsr set intervals_ms 1000,10000
+expect_ok wsr set intervals_ms 1000,10000,60000
 expect_ok wsr set report_ms 1000
 node0_free_mib() { awk '$3 == "MemFree:" { print int($4 / 1024) }' /sys/devices/system/node/node0/meminfo; }
 # clean page cache on node 0: written from its vCPU, then synced; 256

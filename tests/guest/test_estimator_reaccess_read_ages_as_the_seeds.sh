@@ -7,7 +7,7 @@
 . "$(dirname "$0")/lib.sh"
 wsr_start --seed-aging
 cg=$(make_memcg est-reaccess-read)
-expect_ok wsr set --memcg /est-reaccess-read intervals_ms N0=1000,60000
+expect_ok wsr set --memcg /est-reaccess-read intervals_ms N0=1000,10000,60000
 expect_ok wsr set --memcg /est-reaccess-read refresh_ms N0=500
 expect_ok wsr set --memcg /est-reaccess-read reaccess_intervals_ms N0=1000,2000,60000
 ready=/tmp/reaccess-read.ready

@@ -32,7 +32,7 @@ within_pct "$read0" $((file_kb / 4)) 10 ||
 	fail "a read of /est-zombie holds $read0 file pages, memory.stat $((file_kb / 4))"
 
 # reclaim within the parent's limit: reports of /est-zombie (both nodes)
-expect_ok wsr set --memcg /est-zombie intervals_ms 1000,10000
+expect_ok wsr set --memcg /est-zombie intervals_ms 1000,10000,60000
 expect_ok wsr set --memcg /est-zombie report_ms 300
 wsr watch --memcg /est-zombie --json >/tmp/zr.watch &
 w=$!

@@ -31,7 +31,7 @@ w1=$!
 wsr watch --memcg /est-report --json --count 4 >/tmp/w2 &
 w2=$!
 sleep 0.5
-expect_ok wsr set --memcg /est-report intervals_ms 1000,10000
+expect_ok wsr set --memcg /est-report intervals_ms 1000,10000,60000
 for _ in $(seq 1 120); do
 	kill -0 $w1 2>/dev/null || kill -0 $w2 2>/dev/null || break
 	sleep 0.5

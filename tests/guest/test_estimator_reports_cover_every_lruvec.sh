@@ -14,7 +14,7 @@ for i in $(seq 1 20); do
 	mkdir "$d" || fail "cannot create $d"
 done
 echo 24M >"$top/memory.max"
-expect_ok wsr set --memcg /est-deep intervals_ms 1000,10000
+expect_ok wsr set --memcg /est-deep intervals_ms 1000,10000,60000
 expect_ok wsr set --memcg /est-deep report_ms 500
 # deep_reports OUT: four reports of /est-deep (both nodes) while a workload 20 levels
 # down is held at the limit
@@ -48,7 +48,7 @@ wsr daemon --max-walk-steps 8 >/tmp/wsrd-short.log 2>&1 &
 WSRD=$!
 i=0
 while [ ! -e /sys/fs/bpf/wsr/link_reclaim ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
-expect_ok wsr set --memcg /est-deep intervals_ms 1000,10000
+expect_ok wsr set --memcg /est-deep intervals_ms 1000,10000,60000
 expect_ok wsr set --memcg /est-deep report_ms 500
 deep_reports /tmp/deep-short.json
 grep -q '"incomplete":true' /tmp/deep-short.json || fail "a walk cut short was not marked incomplete"

@@ -7,9 +7,9 @@
 wsr_start
 cg=$(make_memcg est-clock)
 echo 24M >"$cg/memory.max"
-expect_ok wsr set --memcg /est-clock intervals_ms 1000,10000
+expect_ok wsr set --memcg /est-clock intervals_ms 1000,10000,60000
 expect_ok wsr set --memcg /est-clock report_ms 1000
-expect_ok wsr set intervals_ms 1000,10000
+expect_ok wsr set intervals_ms 1000,10000,60000
 expect_ok wsr set report_ms 1000
 wsr watch --memcg /est-clock --json >/tmp/clock.cg 2>/tmp/clock.cg.err &
 wcg=$!

@@ -20,7 +20,7 @@ trap 'kill -9 $A $B $W $work $WSRD 2>/dev/null' EXIT
 wsr_start
 cg=$(make_memcg knobs)
 # bins: no report is made without them
-expect_ok wsr set --memcg /knobs intervals_ms 1000,10000
+expect_ok wsr set --memcg /knobs intervals_ms 1000,10000,60000
 echo 24M >"$cg/memory.max"
 # what a clean load pins, the balloon's left out (attached after a load)
 pins() { find /sys/fs/bpf/wsr -mindepth 1 ! -name '*balloon*' ! -name request_scratch | sort; }
@@ -158,6 +158,8 @@ while [ "$k" -lt "$kills" ]; do
 	nap
 	if [ $((k % 25)) = 0 ]; then
 		first_pins_kill "$k"
+		# the bins went with the unload: without them, no report
+		expect_ok wsr set --memcg /knobs intervals_ms 1000,10000,60000
 		start_watch
 		start_a
 		start_b
