@@ -8,7 +8,7 @@
 ## make bench-quick the balance bench alone: set 1, every policy once, 240 s each (about 43 min)
 ## make lint        make check's lint step alone: shellcheck, checkpatch on both series, their self-tests
 ## make all         build wsr into $(BUILD)/ (the default; the patched kernel too, for a unit test of its BTF)
-## make dkms        the series' virtio_balloon for Debian's stock 6.1 kernel with DKMS, in $(BUILD)/dkms (README: a stock Debian guest)
+## make dkms        the series' virtio_balloon for Debian's stock 6.1 kernel with DKMS, in $(BUILD)/dkms (docs/deploy.md)
 ## make setup       install the Debian packages wsr needs (vmtests/setup-host.sh, as root)
 ## make compile-commands  $(BUILD)/compile_commands.json for clangd and editors (bear; rebuilds wsr)
 ## make install     install wsr, wsr-host, libwsr, --help texts, systemd units (PREFIX, DESTDIR; builds no kernel)

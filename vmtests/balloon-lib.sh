@@ -145,8 +145,8 @@ G_PID="" G_LOG="" G_QMP="" G_OUT="" G_RAM=0
 # client per socket, and "wsr-host watch" keeps its own), G_RAM (guest RAM
 # in bytes).  RUN-OPTIONs go to
 # vmtests/run (defaults: --node-mem 256 --timeout 300, 600 on the debug
-# kernel: its slowest guest took 192 s beside another guest in make
-# check's second lane, 2026-12-06; the limit is for a hung guest).
+# kernel, whose slowest guest takes about 192 s beside another lane's
+# guest in make check; the limit is for a hung guest).
 guest_start() {
 	local props=$1 node_mem=256 nodes=2 i opts=() limit=300
 	[ "$KERNEL" != debug ] || limit=600
@@ -255,9 +255,9 @@ mark_field() { sed -n "s/.* $1=\([0-9][0-9]*\).*/\1/p" <<<" $MARK"; }
 wait_mark() {
 	local n=$((${2:-120} * 10)) line
 	# three times as long on the debug kernel, built to be slow: in make
-	# check's lane B its guest shares a core at nice 10, and a daemon's
-	# first load took it past 120 s before READY (the probe-fault test,
-	# 2026-12-06); its own time limit (600 s) still ends a hung guest
+	# check's lane B its guest shares the cores with the other lanes at a
+	# lower priority, and a daemon's first load can take it past 120 s
+	# before READY; its own time limit (600 s) still ends a hung guest
 	[ "$KERNEL" != debug ] || n=$((n * 3))
 	MARK=""
 	while :; do

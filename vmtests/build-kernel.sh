@@ -46,20 +46,9 @@ if [ -e "$out/done" ]; then
 	exit 0
 fi
 
-# One build at a time on the source tree, which every variant resets and
-# patches: two checkouts sharing the cache (git worktrees) built into the
-# same folder at once and broke each other's objects.  The build waited
-# for may be this one.
-mkdir -p "$WSR_CACHE"
-exec 9>"$tree.lock"
-if ! flock -n 9; then
-	log "waiting for another kernel build on $tree"
-	flock 9
-fi
-if [ -e "$out/done" ]; then
-	echo "$out"
-	exit 0
-fi
+# one build at a time on the source tree, which every variant resets and
+# patches (lib.sh)
+lock_build_tree "$tree" kernel "$out"
 
 if [ ! -e "$tree/.git/refs/heads/pristine" ]; then
 	log "unpacking $SRC_TAR (once per source version)"

@@ -41,17 +41,9 @@ if [ -e "$out/done" ]; then
 	exit 0
 fi
 
-# One build at a time on the source tree (see build-kernel.sh)
-mkdir -p "$WSR_CACHE"
-exec 9>"$tree.lock"
-if ! flock -n 9; then
-	log "waiting for another QEMU build on $tree"
-	flock 9
-fi
-if [ -e "$out/done" ]; then
-	echo "$out"
-	exit 0
-fi
+# one build at a time on the source tree, which both variants reset and
+# patch (lib.sh)
+lock_build_tree "$tree" QEMU "$out"
 
 if [ ! -e "$tree/.git/refs/heads/pristine" ]; then
 	log "fetching Debian's qemu $version source (once per source version)"

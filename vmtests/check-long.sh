@@ -66,8 +66,8 @@ step "Debian packages" \
 	'^PASS deb_daemon_runs_from_the_installed_unit_in_a_stock_guest_with_the_packaged_module' \
 	env BUILD="$BUILD" "$WSR_ROOT"/vmtests/deb-test.sh
 # each long test may take 40 minutes: 10,000 cases of wsr's arguments
-# under ASan ran 8,700 in 25 (2026-12-06); 500 kills of knob writers take
-# 6, the walk of 20,000 lruvecs 4
+# under ASan take about half an hour (8,700 in 25); 500 kills of knob
+# writers take 6, the walk of 20,000 lruvecs 4
 step "long guest tests" '^wsr-test: guest summary: [1-9][0-9]* passed, 0 failed' \
 	"$WSR_ROOT"/vmtests/run --kernel ours --timeout 4800 -- \
 	env WSR_TEST_TIMEOUT=2400 run-tests --long

@@ -74,8 +74,9 @@ if [ -w $KMEMLEAK ]; then
 	echo scan >$KMEMLEAK
 	sed 's/^/wsr-kmemleak: /' $KMEMLEAK
 fi
-# on the console too: a status the status port lost (seen once in a few
-# hundred runs, not understood) is still there for vmtests/run
+# on the console too: the status port can lose a status (rarely, about
+# once in a few hundred runs, for a reason not known), and the console's
+# copy is still there for vmtests/run
 echo "wsr-init: status $status"
 echo "$status" >/dev/ttyS1
 sync

@@ -112,6 +112,28 @@ kernel_source_files() {
 		die "$* not in $tar"
 }
 
+# lock_build_tree TREE WHAT OUT : one build at a time on the source tree
+# TREE, which every build of it resets and patches: two checkouts sharing
+# the cache (git worktrees) that build into the same folder at once break
+# each other's objects.  Takes TREE.lock on fd 9, held until the script
+# exits, waiting (and saying so, for a WHAT build) while another build
+# holds it.  The build waited for may be this one: if OUT/done exists
+# once the lock is held, prints OUT and exits 0, as a build found in the
+# cache does.
+lock_build_tree() {
+	local tree=$1 what=$2 out=$3
+	mkdir -p "$WSR_CACHE"
+	exec 9>"$tree.lock"
+	if ! flock -n 9; then
+		log "waiting for another $what build on $tree"
+		flock 9
+	fi
+	if [ -e "$out/done" ]; then
+		echo "$out"
+		exit 0
+	fi
+}
+
 # git_tree_reset DIR : make DIR's work tree its pristine commit again.
 # Files are rewritten only where they differ, with a fresh mtime.
 git_tree_reset() {

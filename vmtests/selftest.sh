@@ -100,9 +100,9 @@ lane() {
 # guests, 2 x 128 MiB: kmemleak's end-of-run scans take time in
 # proportion to memory: its loop visits every page frame (a scan took
 # 4.5 s of guest time there, 6.5 s with 2 x 256 MiB, 9 s with 2 x 512,
-# on the debug kernel with ORC's unwinder, 2026-12-07).
-# The leak has a guest of its own: beside the other bugs, kmemleak
-# missed it once in ten runs.  The lock inversion, the shift
+# measured on the debug kernel with ORC's unwinder).
+# The leak has a guest of its own: beside the other bugs, kmemleak can
+# miss it (about once in ten runs).  The lock inversion, the shift
 # out of bounds and the use-after-free share one, without kmemleak, the
 # inversion first (a KASAN report turns lockdep off; UBSAN reports on
 # either side of it); each must be in the run's report, which

@@ -82,9 +82,9 @@ guest_half() {
 	squeezed=$(meminfo MemTotal)
 	# the mark before the workloads, and 1 s for the host to see it: the
 	# host looks for reclaim reports from when it saw the mark on.  Said
-	# after them, under their pressure, it came later than the first
-	# reclaim report, which the host then did not count (make check,
-	# 2026-12-07: "no reclaim report under pressure", the guest deflated)
+	# after them, under their pressure, it can come later than the first
+	# reclaim report, which the host would then not count: the test would
+	# fail with "no reclaim report under pressure" though the guest deflated
 	deflate_trace_start
 	mark "PRESSURE-START sent=$(ws sent) MemTotal=$squeezed hot=8x${per}MiB"
 	sleep 1

@@ -33,7 +33,7 @@ guest_half() {
 	done
 	# the host configures, requests, reads the answer from QEMU, then
 	# configures again: the guest powers off only after that, or the
-	# host's read found QEMU gone (make check, 2026-12-07: "cannot connect")
+	# host's read could find QEMU gone ("cannot connect")
 	c0=$(ws configs)
 	[ -n "$c0" ] || fail "no working_set/configs: $(ws_state)"
 	mark READY

@@ -75,8 +75,8 @@ kill9() {
 }
 # kill9_writer PID: SIGKILL writer PID and the wsr it is running.  The
 # shell alone would leave its "wsr set" to finish after the next
-# writer's first set, which would then read as lost (seen once, in make
-# check's lanes), and the set would never be killed mid-update.  Stopped
+# writer's first set, which would then read as lost, and the set would
+# never be killed mid-update.  Stopped
 # first, so that it starts no other wsr meanwhile.
 kill9_writer() {
 	local s pid ppid kids=''

@@ -662,7 +662,7 @@ static const char *b_deflates_while_a_never_answers(void)
 	/* else the measure is void */
 	ASSERT_EQ(vm[0].accepts, acc, "a's connections before b's deflation");
 	ASSERT_TRUE(vm[0].muted, "a stuck at b's deflation");
-	/* 150 ms is README's figure; 500 is its margin on a busy 2-core machine */
+	/* 150 ms is docs/policies.md's figure; 500 is its margin on a busy 2-core machine */
 	UNIT_FAIL_IF(ms >= 500, ("%.1f ms (README: within 150 ms)", ms), "b's deflation");
 	UNIT_FAIL_IF(scrape_ms >= 500, ("%.1f ms", scrape_ms), "a scrape while a is stuck");
 

@@ -601,8 +601,9 @@ static const char *test_knob_names(void)
  * is there to take.  Its need (no margin: 64 hot + headroom 64 + other
  * 496 - 214) is below the step's target, so the inflation goes on, with
  * no hold-off, down to the need of the request reports.  (With the
- * margin, a guest whose hot set was near its size deflated on each of
- * its own reclaims and ratcheted up: set 2's F, 2026-12-06.)
+ * margin, a guest whose hot set is near its size deflates on each of
+ * its own reclaims and ratchets up, as the balance bench's set 2 guest F
+ * showed.)
  */
 static const char *test_saw_bottom_is_the_need(void)
 {

@@ -28,8 +28,8 @@ static DEFINE_MUTEX(wsr_selftest_b);
 /*
  * Sixteen blocks, each pointer dropped for the next: a stale copy of one
  * left in a register or on a stack (insmod's, cached for the next task)
- * hides that block from kmemleak (a single block went unreported in
- * make check, 2026-12-07); it cannot hide the fifteen before it.
+ * can hide that block from kmemleak, so a single leaked block may go
+ * unreported; it cannot hide the fifteen before it.
  */
 static noinline void commit_leak(void)
 {
