@@ -37,19 +37,38 @@ bpftool btf dump file "$kernel/vmlinux" format c >"$tmp/vmlinux.h" ||
 	die "bpftool cannot dump $kernel/vmlinux's BTF"
 "$WSR_ROOT"/vmtests/uapi-header.sh "$tmp/uapi/linux/virtio_balloon.h"
 
+# types_of VMLINUX_H: its types, one a line, sorted.  pahole encodes the
+# BTF with several threads (-j, 6.1's scripts/pahole-flags.sh), so two
+# builds of one tree may order the types differently, and bpftool then
+# names clashing enum values (the ___2 suffixes) and declares types
+# ahead differently: the same types, another file.  Each type is a
+# paragraph of bpftool's dump; forward declarations and the suffixes go.
+types_of() {
+	awk 'BEGIN { RS = ""; ORS = "\n" }
+	     /^(struct|union) [A-Za-z0-9_]+;$/ { next }
+	     { gsub(/___[0-9]+/, ""); gsub(/\n/, "\001"); print }' "$1" | LC_ALL=C sort
+}
+
 dest=$WSR_ROOT/kernel-headers
 if [ "$check" = 1 ]; then
 	rc=0
-	for f in vmlinux.h uapi/linux/virtio_balloon.h; do
-		if ! cmp -s "$dest/$f" "$tmp/$f"; then
-			echo "kernel-headers/$f differs from what the kernel makes (vmtests/kernel-headers.sh writes it):" >&2
-			diff -u "$dest/$f" "$tmp/$f" 2>&1 | head -n 20 >&2
-			rc=1
-		fi
-	done
+	if ! cmp -s <(types_of "$dest/vmlinux.h") <(types_of "$tmp/vmlinux.h"); then
+		echo "kernel-headers/vmlinux.h has other types than the kernel makes (vmtests/kernel-headers.sh writes it):" >&2
+		diff <(types_of "$dest/vmlinux.h") <(types_of "$tmp/vmlinux.h") 2>&1 | tr '\001' '\n' |
+			head -n 20 >&2
+		rc=1
+	fi
+	f=uapi/linux/virtio_balloon.h
+	if ! cmp -s "$dest/$f" "$tmp/$f"; then
+		echo "kernel-headers/$f differs from what the kernel makes (vmtests/kernel-headers.sh writes it):" >&2
+		diff -u "$dest/$f" "$tmp/$f" 2>&1 | head -n 20 >&2
+		rc=1
+	fi
 	exit "$rc"
 fi
 mkdir -p "$dest/uapi/linux"
-for f in vmlinux.h uapi/linux/virtio_balloon.h; do
-	cmp -s "$dest/$f" "$tmp/$f" || { cp "$tmp/$f" "$dest/$f" && log "wrote kernel-headers/$f"; }
-done
+# the same types in another order are left as they are: no churn
+cmp -s <(types_of "$dest/vmlinux.h") <(types_of "$tmp/vmlinux.h") ||
+	{ cp "$tmp/vmlinux.h" "$dest/vmlinux.h" && log "wrote kernel-headers/vmlinux.h"; }
+f=uapi/linux/virtio_balloon.h
+cmp -s "$dest/$f" "$tmp/$f" || { cp "$tmp/$f" "$dest/$f" && log "wrote kernel-headers/$f"; }
