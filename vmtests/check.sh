@@ -4,8 +4,9 @@
 # subset of both on the patched kernel with sanitizers ("debug": any
 # KASAN, KFENCE, kmemleak, lockdep or UBSAN report fails the test), the
 # DKMS module's tests and a subset of the balloon tests on Debian's stock
-# kernel with it, and the estimator tests on Debian's stock kernel.  Prints one line per test and
-# ends with "N passed, N failed"; exits non-zero on any failure.
+# kernel with it, and the estimator's and wsr fs's tests on Debian's stock
+# kernel.  Prints one line per test and ends with "N passed, N failed";
+# exits non-zero on any failure.
 #
 #   WSR_TESTS="pattern ..."  run only the guest tests matching the patterns
 #   WSR_BALLOON_TESTS="pattern ..."  only the matching balloon tests
@@ -104,8 +105,9 @@ LANE_C_GUEST="wsr_args_fuzz_* estimator_bad_input_* estimator_pinned_files_* pin
 	estimator_pin_dir_must_be_* estimator_reports_walk_* estimator_parent_is_sum_*
 	estimator_removed_memcgs_leave_*"
 # The guest tests on the stock kernel but those of STOCK_SKIP (see
-# lane_a below), unless WSR_STOCK_TESTS chooses others
-STOCK_TESTS="estimator_* guest_* workload_*"
+# lane_a below), unless WSR_STOCK_TESTS chooses others; wsr fs's with
+# the fuse module (vmtests/fetch-stock-kernel.sh)
+STOCK_TESTS="estimator_* fs_* guest_* workload_*"
 STOCK_SKIP="estimator_reports_walk_* estimator_reports_cover_* estimator_global_*
 	estimator_eight_watchers_* estimator_reports_follow_*"
 stock_skip() { [ -n "${WSR_STOCK_TESTS:-}" ] || echo "$STOCK_SKIP"; }
@@ -422,10 +424,10 @@ lane_a() {
 	# in a niced lane, as its dry run is 20 s of wall-clock time (lane A
 	# ends before lane B, which sets make check's end)
 	run_runner deploy "$WSR_ROOT"/vmtests/deploy-doc-test.sh
-	# the estimator on Debian's stock kernel: every estimator test but those
-	# of the report walk's size and reclaim triggers, which run on our kernel
-	# (the same BPF; the attach points are checked on stock by every test),
-	# to keep make check within its time budget
+	# the estimator and wsr fs on Debian's stock kernel: every estimator
+	# and fs test but those of the report walk's size and reclaim triggers,
+	# which run on our kernel (the same BPF; the attach points are checked
+	# on stock by every test), to keep make check within its time budget
 	stock_guest=$(guest_tests "${WSR_STOCK_TESTS:-$STOCK_TESTS}" '*' "$(stock_skip) $LANE_C_GUEST")
 	# shellcheck disable=SC2086 # one name a word
 	[ -z "$stock_guest" ] || run_guest_suite stock stock $stock_guest

@@ -59,7 +59,7 @@ if ! dpkg --root="$r" --force-depends --unpack "${debs[@]}" >"$tmp/dpkg.out" 2>&
 	why="dpkg --root --unpack: $(tail -n 3 "$tmp/dpkg.out" | tr '\n' ' ')"
 else
 	# (a conffile stays .dpkg-new until the package is configured)
-	for f in usr/bin/wsr lib/systemd/system/wsr.service usr/bin/wsr-host \
+	for f in usr/bin/wsr lib/systemd/system/wsr.service lib/systemd/system/wsr-fs.service usr/bin/wsr-host \
 		lib/systemd/system/wsr-host-balance.service etc/default/wsr-host-balance.dpkg-new \
 		usr/lib/wsr-dkms/resolve_btfids usr/share/man/man1/wsr.1.gz; do
 		[ -e "$r/$f" ] || why="$why/$f not installed; "

@@ -5,8 +5,12 @@
 set -eu
 . "$(dirname "$0")/lib.sh"
 
-# modules the guest needs that the cloud kernel does not build in
-MODULES="virtio_pci virtio_balloon virtio_blk lzo-rle lzo zram button"
+# modules the guest needs that the cloud kernel does not build in (init.sh
+# loads them at boot).  fuse for wsr fs (tests/guest/test_fs_*): on
+# Debian, systemd makes /dev/fuse at boot from kmod's static-nodes list
+# and its first open loads the module; the busybox guest has no such node
+# (devtmpfs makes it once the module is in), so it is loaded with the rest
+MODULES="virtio_pci virtio_balloon virtio_blk lzo-rle lzo zram button fuse"
 
 read -r pkg version <<<"$(stock_kernel_pkg)"
 out=$WSR_CACHE/stock-$pkg-$version-$(hash_inputs "$0")
