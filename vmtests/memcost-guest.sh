@@ -13,14 +13,6 @@
 . /wsr/bin/tests/lib.sh
 n=${1:?usage: wsr-memcost NR_MEMCGS}
 foe=/sys/fs/bpf/memcost-foe
-kib() { awk -v f="$1:" '$1 == f { print $2 }' /proc/meminfo; }
-avail() {
-	sync
-	echo 3 >/proc/sys/vm/drop_caches
-	sleep 2
-	echo 3 >/proc/sys/vm/drop_caches
-	kib MemAvailable
-}
 # KiB of vmalloc areas made by BPF (maps, rings, programs' images)
 bpf_vmalloc() {
 	awk '/bpf/ { s += $2 } END { printf "%d\n", s / 1024 }' /proc/vmallocinfo

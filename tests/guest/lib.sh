@@ -108,6 +108,19 @@ hist_sum() {
 	} END { if (n) print s + 0; else print "none" }' "$1"
 }
 
+# kib KEY: /proc/meminfo's KEY, in KiB
+kib() { awk -v f="$1:" '$1 == f { print $2 }' /proc/meminfo; }
+
+# avail: MemAvailable in KiB, caches dropped, once reclaim and RCU
+# settled (what wsr costs a guest: its test and vmtests/memcost-guest.sh)
+avail() {
+	sync
+	echo 3 >/proc/sys/vm/drop_caches
+	sleep 2
+	echo 3 >/proc/sys/vm/drop_caches
+	kib MemAvailable
+}
+
 # is_num VALUE: VALUE is a whole number (not empty: two failed reads
 # compare equal)
 is_num() {

@@ -14,15 +14,6 @@ trap 'kill $WSRD 2>/dev/null; rm -f $foe' EXIT
 wsr unload 2>/dev/null
 rm -f "$foe"
 wsr-pin-foe jit "$foe" || fail "cannot pin another BPF user's program"
-kib() { awk -v f="$1:" '$1 == f { print $2 }' /proc/meminfo; }
-# MemAvailable in KiB, caches dropped, once reclaim and RCU settled
-avail() {
-	sync
-	echo 3 >/proc/sys/vm/drop_caches
-	sleep 2
-	echo 3 >/proc/sys/vm/drop_caches
-	kib MemAvailable
-}
 lost=""
 for run in 1 2 3; do
 	before=$(avail)
